@@ -1,0 +1,34 @@
+//! # prefix-exec
+//!
+//! Prefix-executability metrics for tool-using LLM agents (Rezaeian et al., "Prefix
+//! Executability"): per-rollout first-error depth (FED), fixed-cohort prefix-executability
+//! curves (PEC), trajectory executability rate (TER), AUC-PEC, recovery rate (RR), final success,
+//! first-failure labels and costs, with task-level paired bootstrap and Wilson intervals.
+//!
+//! The data flow, in module order:
+//!
+//! 1. [`input`] — byte chunks of rollout files → validated rollouts + line diagnostics;
+//! 2. [`rollout`] — the rollout model ([`rollout::Rollout`], [`rollout::Corpus`]);
+//! 3. [`score`] — per-condition metrics and per-task aggregates (the paper's eqs. 1–12);
+//! 4. [`stats`] — Wilson and percentile intervals, the seeded resampler;
+//! 5. [`report`] — the `prefix-exec/report/v1` document and its text/CSV/LaTeX renderings.
+//!
+//! The core does no I/O, spawns no threads, reads no clock and draws no OS randomness, so the
+//! same code runs natively and as WebAssembly and gives byte-identical reports.
+//!
+//! ```
+//! use prefix_exec::{input::read_files, report::{build_report, Settings}};
+//! let jsonl = br#"{"dataset":"d","task_id":"t1","model":"m","method":"a","success":true,"steps":[{"ok":true},{"ok":false}]}
+//! {"dataset":"d","task_id":"t2","model":"m","method":"a","success":false,"steps":[{"ok":true}]}"#;
+//! let corpus = read_files([("runs.jsonl", &jsonl[..])]);
+//! let report = build_report(&corpus, &Settings { bootstrap: 0, ..Settings::default() });
+//! let c = &report.conditions[0];
+//! assert_eq!(c.ter.value, Some(0.5)); // one of two rollouts fully executable
+//! assert_eq!(c.auc_pec.value, Some(0.75)); // mean of (FED − 1)/T = (1/2 + 1/1)/2
+//! ```
+
+pub mod input;
+pub mod report;
+pub mod rollout;
+pub mod score;
+pub mod stats;

@@ -1,0 +1,315 @@
+//! Building a [`Report`] from a [`Corpus`].
+
+use super::checks::check_identities;
+use super::{
+    ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
+    PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
+};
+use crate::rollout::Corpus;
+use crate::score::{aggregate, Aggregates, ConditionMetrics, MaxDepth};
+use crate::stats::bootstrap::{
+    bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
+};
+use crate::stats::normal::two_sided_z;
+use crate::stats::percentile::central_interval;
+use crate::stats::wilson::wilson;
+
+/// Bootstrap progress: resamples done over all datasets, out of `total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+}
+
+/// Builds the report; see the module documentation of [`crate::report`].
+///
+/// Settings are expected to be valid ([`Settings::validate`]); an out-of-range level is clamped
+/// into (0, 1) rather than trusted.
+pub fn build_report(corpus: &Corpus, settings: &Settings) -> Report {
+    build_report_with_progress(corpus, settings, &mut |_| {})
+}
+
+/// [`build_report`], calling `progress` as the bootstrap advances.
+pub fn build_report_with_progress(
+    corpus: &Corpus,
+    settings: &Settings,
+    progress: &mut dyn FnMut(Progress),
+) -> Report {
+    let level = if settings.level > 0.0 && settings.level < 1.0 {
+        settings.level
+    } else {
+        0.95
+    };
+    let agg = aggregate(corpus, settings.max_depth);
+    let resamples = settings.bootstrap as usize;
+
+    // One bootstrap per dataset block, each on the dataset's own stream.
+    let total = (resamples * agg.blocks.len()) as u64;
+    let mut samples: Vec<Option<BlockSamples>> = Vec::with_capacity(agg.blocks.len());
+    for (i, block) in agg.blocks.iter().enumerate() {
+        if resamples == 0 {
+            samples.push(None);
+            continue;
+        }
+        let before = (i * resamples) as u64;
+        let s = bootstrap_block(block, resamples, settings.seed, &mut |done| {
+            progress(Progress {
+                done: before + done as u64,
+                total,
+            })
+        });
+        samples.push(Some(s));
+    }
+    // Where each condition's series live: (block, local index).
+    let mut location = vec![(0usize, 0usize); agg.conditions.len()];
+    for (b, block) in agg.blocks.iter().enumerate() {
+        for (local, &rank) in block.conditions.iter().enumerate() {
+            location[rank] = (b, local);
+        }
+    }
+    let series = |rank: usize, stat: usize| -> Option<&[f64]> {
+        let (b, local) = location[rank];
+        samples[b].as_ref().map(|s| s.series(local, stat))
+    };
+    let interval = |rank: usize, stat: usize| -> Option<[f64; 2]> {
+        let mut v = series(rank, stat)?.to_vec();
+        central_interval(&mut v, level)
+    };
+
+    let z = two_sided_z(level);
+    let cost_present: [bool; 3] =
+        std::array::from_fn(|f| agg.conditions.iter().any(|m| m.cost[f].1 > 0));
+    let conditions: Vec<ConditionReport> = agg
+        .conditions
+        .iter()
+        .enumerate()
+        .map(|(rank, m)| condition_report(corpus, &agg, m, rank, z, &interval, cost_present))
+        .collect();
+
+    let paired = paired_comparisons(&agg, &conditions, settings, level, &series);
+    let identity_violations = check_identities(&conditions);
+
+    Report {
+        schema: SCHEMA.to_string(),
+        settings: SettingsOut {
+            bootstrap: settings.bootstrap,
+            seed: settings.seed,
+            level,
+            max_depth: match settings.max_depth {
+                MaxDepth::Fixed(k) => serde_json::Value::from(k),
+                MaxDepth::All => serde_json::Value::from("all"),
+            },
+            k_max: agg.k_max,
+            pairs: settings
+                .pairs
+                .iter()
+                .map(|(a, b)| [a.clone(), b.clone()])
+                .collect(),
+        },
+        conditions,
+        paired,
+        diagnostics: corpus
+            .diagnostics
+            .iter()
+            .map(|d| DiagnosticOut {
+                file: d.file.clone(),
+                line: d.line,
+                message: d.message.clone(),
+            })
+            .collect(),
+        diagnostics_total: corpus.diagnostics_total,
+        identity_violations,
+        inputs: corpus
+            .files
+            .iter()
+            .map(|f| InputOut {
+                file: f.name.clone(),
+                bytes: f.bytes,
+                lines: f.lines,
+                rollouts: f.rollouts,
+                errors: f.errors,
+            })
+            .collect(),
+    }
+}
+
+fn condition_report(
+    corpus: &Corpus,
+    agg: &Aggregates,
+    m: &ConditionMetrics,
+    rank: usize,
+    z: f64,
+    interval: &dyn Fn(usize, usize) -> Option<[f64; 2]>,
+    cost_present: [bool; 3],
+) -> ConditionReport {
+    let (dataset, model, method) = corpus.condition_names(m.condition);
+    let estimate = |value: f64, stat: usize| Estimate {
+        value: Some(value),
+        ci: interval(rank, stat),
+    };
+    let pec = (1..=agg.k_max)
+        .map(|k| PecPoint {
+            k,
+            value: m.pec(k),
+            ci: interval(rank, STAT_PEC + k - 1),
+            n_k: m.eligible[k - 1],
+            elig: m.pec_elig(k),
+            survivors: m.survivors[k - 1],
+            first_failures: m.first_failures_at[k - 1],
+            ended_before: m.n - m.eligible[k - 1],
+        })
+        .collect();
+    let nonzero = |c: u64| (c > 0).then_some(c);
+    let mean_cost = |f: usize| {
+        let (sum, count) = m.cost[f];
+        cost_present[f].then(|| (count > 0).then(|| sum / count as f64))
+    };
+    ConditionReport {
+        dataset: dataset.to_string(),
+        model: model.to_string(),
+        method: method.to_string(),
+        n: m.n,
+        tasks: m.tasks,
+        ter: estimate(m.ter(), STAT_TER),
+        mean_fed: estimate(m.mean_fed(), STAT_MEAN_FED),
+        auc_pec: estimate(m.auc_pec(), STAT_AUC),
+        final_success: estimate(m.final_success(), STAT_SUCCESS),
+        rr_eligible: m.rr_eligible(),
+        rr: Estimate {
+            value: m.rr(),
+            ci: wilson(m.recovered, m.rr_eligible(), z),
+        },
+        uninterrupted_success: m.uninterrupted_success(),
+        success_after_failed_prefix: m.success_after_failed_prefix(),
+        fully_executable: m.fully_executable,
+        successes: m.successes,
+        recovered: m.recovered,
+        max_horizon: m.max_horizon,
+        pec,
+        first_failure_labels: LabelCounts {
+            schema: nonzero(m.labels[0]),
+            dependency: nonzero(m.labels[1]),
+            precondition: nonzero(m.labels[2]),
+            state: nonzero(m.labels[3]),
+            information: nonzero(m.labels[4]),
+            unlabeled: nonzero(m.labels[5]),
+        },
+        cost: CostOut {
+            tokens: mean_cost(0),
+            latency_s: mean_cost(1),
+            usd: mean_cost(2),
+        },
+    }
+}
+
+/// Paired differences on shared resamples: methods within (dataset, model), then models within
+/// (dataset, method).
+fn paired_comparisons<'a>(
+    agg: &Aggregates,
+    conditions: &[ConditionReport],
+    settings: &Settings,
+    level: f64,
+    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
+) -> Vec<PairedReport> {
+    let mut out = Vec::new();
+    for block in &agg.blocks {
+        let ranks = &block.conditions;
+        // Methods under one model: conditions are sorted by (model, method), so groups are runs.
+        for (i, &ra) in ranks.iter().enumerate() {
+            for &rb in &ranks[i + 1..] {
+                let (a, b) = (&conditions[ra], &conditions[rb]);
+                if a.model == b.model {
+                    if let Some((x, y)) = orient(settings, ra, rb, &a.method, &b.method) {
+                        out.push(paired(conditions, x, y, level, series, "methods"));
+                    }
+                }
+            }
+        }
+        // Models under one method.
+        for (i, &ra) in ranks.iter().enumerate() {
+            for &rb in &ranks[i + 1..] {
+                let (a, b) = (&conditions[ra], &conditions[rb]);
+                if a.method == b.method {
+                    if let Some((x, y)) = orient(settings, ra, rb, &a.model, &b.model) {
+                        out.push(paired(conditions, x, y, level, series, "models"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the pair is wanted, and in which order: `(a, b)` as given by `--pair`, else in
+/// report order.
+fn orient(
+    settings: &Settings,
+    ra: usize,
+    rb: usize,
+    name_a: &str,
+    name_b: &str,
+) -> Option<(usize, usize)> {
+    if settings.pairs.is_empty() {
+        return Some((ra, rb));
+    }
+    settings.pairs.iter().find_map(|(x, y)| {
+        if x == name_a && y == name_b {
+            Some((ra, rb))
+        } else if x == name_b && y == name_a {
+            Some((rb, ra))
+        } else {
+            None
+        }
+    })
+}
+
+fn paired<'a>(
+    conditions: &[ConditionReport],
+    ra: usize,
+    rb: usize,
+    level: f64,
+    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
+    compare: &str,
+) -> PairedReport {
+    let (a, b) = (&conditions[ra], &conditions[rb]);
+    let delta = |pa: Option<f64>, pb: Option<f64>, stat: usize| -> Delta {
+        let ci = match (series(ra, stat), series(rb, stat)) {
+            (Some(sa), Some(sb)) => {
+                let mut d: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x - y).collect();
+                central_interval(&mut d, level)
+            }
+            _ => None,
+        };
+        Delta {
+            delta: pa.zip(pb).map(|(x, y)| x - y),
+            ci,
+        }
+    };
+    let methods = compare == "methods";
+    PairedReport {
+        dataset: a.dataset.clone(),
+        model: methods.then(|| a.model.clone()),
+        method: (!methods).then(|| a.method.clone()),
+        compare: compare.to_string(),
+        a: if methods { &a.method } else { &a.model }.clone(),
+        b: if methods { &b.method } else { &b.model }.clone(),
+        ter: delta(a.ter.value, b.ter.value, STAT_TER),
+        auc_pec: delta(a.auc_pec.value, b.auc_pec.value, STAT_AUC),
+        mean_fed: delta(a.mean_fed.value, b.mean_fed.value, STAT_MEAN_FED),
+        final_success: delta(a.final_success.value, b.final_success.value, STAT_SUCCESS),
+        pec: a
+            .pec
+            .iter()
+            .zip(&b.pec)
+            .enumerate()
+            .map(|(i, (pa, pb))| {
+                let d = delta(Some(pa.value), Some(pb.value), STAT_PEC + i);
+                PecDelta {
+                    k: pa.k,
+                    delta: d.delta,
+                    ci: d.ci,
+                }
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,305 @@
+//! The report: `prefix-exec/report/v1`, the contract between the core, the CLI, the browser app
+//! and the tests.
+//!
+//! [`build_report`] turns a [`Corpus`] into a [`Report`]: point estimates for every condition,
+//! task-level bootstrap intervals (same draw for every condition of a dataset), Wilson intervals
+//! for RR, paired differences, the identity checks of the paper, and the input diagnostics. The
+//! report serialises to JSON with a fixed field order; the same input and settings give the same
+//! bytes natively and in WebAssembly.
+//!
+//! Renderings of a report live beside it: [`table`] (the CLI's text table and the CSV and LaTeX
+//! exports of the main table).
+
+mod build;
+mod checks;
+pub mod table;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+pub use build::{build_report, build_report_with_progress, Progress};
+
+use crate::score::MaxDepth;
+
+/// The schema name written into every report.
+pub const SCHEMA: &str = "prefix-exec/report/v1";
+
+/// What to compute. `Settings::default()` is the paper's protocol.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Bootstrap resamples `B`; 0 disables the bootstrap intervals.
+    pub bootstrap: u32,
+    /// Seed of the resampler (see [`crate::stats::resample`]).
+    pub seed: u64,
+    /// Confidence level of every interval, in (0, 1).
+    pub level: f64,
+    /// PEC depths to compute.
+    pub max_depth: MaxDepth,
+    /// Restrict paired comparisons to these (a, b) pairs of method (or model) names; empty means
+    /// every unordered pair.
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            bootstrap: 10_000,
+            seed: 0,
+            level: 0.95,
+            max_depth: MaxDepth::Fixed(10),
+            pairs: Vec::new(),
+        }
+    }
+}
+
+/// The largest number of resamples accepted.
+pub const MAX_BOOTSTRAP: u32 = 1_000_000;
+
+impl Settings {
+    /// Checks the settings; the message says which value to change.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.level > 0.0 && self.level < 1.0) {
+            return Err(format!(
+                "confidence level must be between 0 and 1 (exclusive), got {}",
+                self.level
+            ));
+        }
+        if self.bootstrap > MAX_BOOTSTRAP {
+            return Err(format!(
+                "at most {MAX_BOOTSTRAP} bootstrap resamples, got {}",
+                self.bootstrap
+            ));
+        }
+        if let MaxDepth::Fixed(k) = self.max_depth {
+            if !(1..=crate::score::MAX_DEPTH_CAP).contains(&k) {
+                return Err(format!(
+                    "max depth must be between 1 and {}, or \"all\"; got {k}",
+                    crate::score::MAX_DEPTH_CAP
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The full report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub settings: SettingsOut,
+    pub conditions: Vec<ConditionReport>,
+    pub paired: Vec<PairedReport>,
+    /// The first diagnostics (at most [`crate::rollout::MAX_DIAGNOSTICS`]).
+    pub diagnostics: Vec<DiagnosticOut>,
+    /// All diagnostics, including those not listed.
+    pub diagnostics_total: u64,
+    /// Violated identities; always empty on valid input (a violation is a bug).
+    pub identity_violations: Vec<Violation>,
+    /// The files read, in input order.
+    pub inputs: Vec<InputOut>,
+}
+
+/// The settings as written into the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsOut {
+    pub bootstrap: u32,
+    pub seed: u64,
+    pub level: f64,
+    /// A number, or `"all"`.
+    pub max_depth: serde_json::Value,
+    /// The PEC depths actually computed: `1..=k_max`.
+    pub k_max: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<[String; 2]>,
+}
+
+/// A point estimate with its interval; `null`s where undefined or when intervals are off.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub value: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+}
+
+/// One condition's row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConditionReport {
+    pub dataset: String,
+    pub model: String,
+    pub method: String,
+    /// Rollouts (the fixed cohort `N`).
+    pub n: u64,
+    /// Distinct tasks.
+    pub tasks: u64,
+    pub ter: Estimate,
+    pub mean_fed: Estimate,
+    pub auc_pec: Estimate,
+    pub final_success: Estimate,
+    /// `#{FED ≤ T}`, the RR denominator.
+    pub rr_eligible: u64,
+    /// RR with its Wilson interval.
+    pub rr: Estimate,
+    /// `s = P(Y | FED = T + 1)`.
+    pub uninterrupted_success: Option<f64>,
+    /// `(1 − q)·r / P(Y)`: share of successes reached after a failed prefix.
+    pub success_after_failed_prefix: Option<f64>,
+    pub fully_executable: u64,
+    pub successes: u64,
+    /// `#{Y ∧ FED ≤ T}`.
+    pub recovered: u64,
+    pub max_horizon: u32,
+    pub pec: Vec<PecPoint>,
+    pub first_failure_labels: LabelCounts,
+    pub cost: CostOut,
+}
+
+/// PEC at one depth, with the at-risk figures a survival plot shows under its axis.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PecPoint {
+    pub k: usize,
+    /// Fixed-cohort PEC(k), eq. 4.
+    pub value: f64,
+    pub ci: Option<[f64; 2]>,
+    /// `n_k = #{T ≥ k}`, eq. 5.
+    pub n_k: u64,
+    /// PEC_elig(k), eq. 6; `null` when `n_k = 0`.
+    pub elig: Option<f64>,
+    /// `#{FED > k}`.
+    pub survivors: u64,
+    /// First failures at exactly depth k: `#{FED = k ≤ T}`.
+    pub first_failures: u64,
+    /// Rollouts that ended before depth k: `#{T < k}`.
+    pub ended_before: u64,
+}
+
+/// First-failure label counts; a key only where the count is non-zero. They sum to RR-Eligible.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LabelCounts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dependency: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub information: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlabeled: Option<u64>,
+}
+
+impl LabelCounts {
+    /// (name, count) in tie-break order, then "unlabeled"; zero counts included.
+    pub fn entries(&self) -> [(&'static str, u64); 6] {
+        [
+            ("schema", self.schema.unwrap_or(0)),
+            ("dependency", self.dependency.unwrap_or(0)),
+            ("precondition", self.precondition.unwrap_or(0)),
+            ("state", self.state.unwrap_or(0)),
+            ("information", self.information.unwrap_or(0)),
+            ("unlabeled", self.unlabeled.unwrap_or(0)),
+        ]
+    }
+}
+
+/// Mean cost per rollout, over the rollouts that report the field. A key is present when any
+/// rollout of the report has that field; its value is `null` when none of this condition's do.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostOut {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub tokens: Option<Option<f64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub latency_s: Option<Option<f64>>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub usd: Option<Option<f64>>,
+}
+
+/// A key that is present (even as `null`) deserialises to `Some`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+    Option::<f64>::deserialize(d).map(Some)
+}
+
+/// A paired difference `a − b` on the same resamples.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Delta {
+    pub delta: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+}
+
+/// `PEC_a(k) − PEC_b(k)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PecDelta {
+    pub k: usize,
+    pub delta: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+}
+
+/// A paired comparison: two methods under one model (`compare = "methods"`), or two models
+/// under one method (`compare = "models"`), within one dataset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairedReport {
+    pub dataset: String,
+    /// The shared model, when methods are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The shared method, when models are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    pub compare: String,
+    pub a: String,
+    pub b: String,
+    pub ter: Delta,
+    pub auc_pec: Delta,
+    pub mean_fed: Delta,
+    pub final_success: Delta,
+    pub pec: Vec<PecDelta>,
+}
+
+/// An input diagnostic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiagnosticOut {
+    pub file: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+/// A violated identity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Violation {
+    pub dataset: String,
+    pub model: String,
+    pub method: String,
+    pub identity: String,
+    pub detail: String,
+}
+
+/// One input file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputOut {
+    pub file: String,
+    pub bytes: u64,
+    pub lines: u64,
+    pub rollouts: u64,
+    pub errors: u64,
+}
+
+impl Report {
+    /// The report as pretty JSON with a trailing newline: the bytes the CLI writes and the browser
+    /// downloads.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a report always serialises");
+        s.push('\n');
+        s
+    }
+}

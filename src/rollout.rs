@@ -1,0 +1,276 @@
+//! The rollout model: what the scorer keeps of each rollout.
+//!
+//! A rollout is one run of one agent on one task. Scoring needs only a handful of numbers from
+//! it — its horizon `T`, its first-error depth `FED`, its final success `Y`, the label of its
+//! first failure and its cost — so that is all a [`Rollout`] holds. Its steps stay in the input
+//! file; [`Source`] records where, so a viewer can re-read one rollout's steps on demand. Memory
+//! therefore grows with the number of rollouts, not with the size of the input.
+//!
+//! Names (datasets, models, methods, task ids, error texts) are interned once in a [`Corpus`];
+//! rollouts refer to them by small integer ids.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// A primary first-failure label (paper §2.4), in the paper's tie-break order: when several
+/// apply, the earliest wins. Labels are diagnostic only; no metric depends on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Label {
+    Schema,
+    Dependency,
+    Precondition,
+    State,
+    Information,
+}
+
+impl Label {
+    /// All labels in tie-break order.
+    pub const ALL: [Label; 5] = [
+        Label::Schema,
+        Label::Dependency,
+        Label::Precondition,
+        Label::State,
+        Label::Information,
+    ];
+
+    /// The label's name as written in rollout files and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Schema => "schema",
+            Label::Dependency => "dependency",
+            Label::Precondition => "precondition",
+            Label::State => "state",
+            Label::Information => "information",
+        }
+    }
+
+    /// Parses a label name; `None` for anything not in [`Label::ALL`].
+    pub fn parse(name: &str) -> Option<Label> {
+        Label::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// First-error depth, eq. (1): the 1-based index of the first non-executable prefix, or `T + 1`
+/// when every prefix is executable. Always in `1..=T+1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Fed(pub u32);
+
+/// The mean-able cost fields of a rollout; each is optional and, when present, finite and ≥ 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub tokens: Option<f64>,
+    pub latency_s: Option<f64>,
+    pub usd: Option<f64>,
+}
+
+impl Cost {
+    /// The cost field names in report order, with an accessor for each.
+    pub const FIELDS: [(&'static str, fn(&Cost) -> Option<f64>); 3] = [
+        ("tokens", |c| c.tokens),
+        ("latency_s", |c| c.latency_s),
+        ("usd", |c| c.usd),
+    ];
+}
+
+/// Where a rollout's line lives, so its steps can be re-read: file index, 1-based line number,
+/// byte offset of the line's first byte and its length in bytes (without the line break).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub file: u32,
+    pub line: u64,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// What is known about the first invalid action of a rollout with `FED ≤ T`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstFailure {
+    /// `None` counts as "unlabeled".
+    pub label: Option<Label>,
+    /// Interned error text, when the log gave one.
+    pub error: Option<TextId>,
+    /// Interned tool name of the failing step, when given.
+    pub tool: Option<TextId>,
+}
+
+/// Index of a condition in [`Corpus::conditions`].
+pub type ConditionId = u32;
+/// Index of a task id in [`Corpus::tasks`].
+pub type TaskId = u32;
+/// Index of a text in [`Corpus::texts`].
+pub type TextId = u32;
+
+/// One scored rollout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rollout {
+    pub condition: ConditionId,
+    pub task: TaskId,
+    /// `T ≥ 1`: the number of tool actions, or 1 for a no-tool rollout.
+    pub horizon: u32,
+    pub fed: Fed,
+    pub success: bool,
+    /// Present iff `FED ≤ T`.
+    pub first_failure: Option<FirstFailure>,
+    pub cost: Cost,
+    pub source: Source,
+}
+
+impl Rollout {
+    /// Every prefix executed: `FED = T + 1` (eq. 8's event).
+    pub fn fully_executable(&self) -> bool {
+        self.fed.0 > self.horizon
+    }
+}
+
+/// The condition key: dataset × model × method, as interned name ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Condition {
+    pub dataset: u32,
+    pub model: u32,
+    pub method: u32,
+}
+
+/// A string interner: each distinct string stored once, addressed by a dense `u32`.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    names: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.index.get(s) {
+            return id;
+        }
+        let id = u32::try_from(self.names.len()).expect("more than 2^32 distinct names");
+        self.names.push(s.into());
+        self.index.insert(s.into(), id);
+        id
+    }
+
+    pub fn get(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    pub fn lookup(&self, s: &str) -> Option<u32> {
+        self.index.get(s).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// One input file as seen by the parser.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputFile {
+    pub name: String,
+    pub bytes: u64,
+    /// Lines seen (including blank ones).
+    pub lines: u64,
+    /// Rollouts read from this file.
+    pub rollouts: u64,
+    /// Lines rejected with a diagnostic.
+    pub errors: u64,
+}
+
+/// A problem with one line (or one file, when `line` is `None`) of the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.file, line, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// How many diagnostics are kept verbatim; the rest are only counted.
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
+/// Everything read from the input: interned names, conditions, rollouts and diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct Corpus {
+    pub datasets: Interner,
+    pub models: Interner,
+    pub methods: Interner,
+    /// Task ids, interned per dataset: the key is `dataset id` + `\u{0}` + task id text, so the
+    /// same task text in two datasets gives two tasks.
+    pub tasks: Interner,
+    pub texts: Interner,
+    pub conditions: Vec<Condition>,
+    condition_index: HashMap<Condition, ConditionId>,
+    pub rollouts: Vec<Rollout>,
+    pub files: Vec<InputFile>,
+    /// The first [`MAX_DIAGNOSTICS`] diagnostics, in input order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// All diagnostics, including those not kept.
+    pub diagnostics_total: u64,
+}
+
+impl Corpus {
+    /// The id of a condition, adding it when new.
+    pub fn condition_id(&mut self, dataset: &str, model: &str, method: &str) -> ConditionId {
+        let key = Condition {
+            dataset: self.datasets.intern(dataset),
+            model: self.models.intern(model),
+            method: self.methods.intern(method),
+        };
+        if let Some(&id) = self.condition_index.get(&key) {
+            return id;
+        }
+        let id = self.conditions.len() as ConditionId;
+        self.conditions.push(key);
+        self.condition_index.insert(key, id);
+        id
+    }
+
+    /// The id of a task of a dataset, adding it when new.
+    pub fn task_id(&mut self, dataset: u32, task: &str) -> TaskId {
+        let mut key = String::with_capacity(task.len() + 12);
+        key.push_str(&dataset.to_string());
+        key.push('\u{0}');
+        key.push_str(task);
+        self.tasks.intern(&key)
+    }
+
+    /// The task id text of an interned task (without its dataset prefix).
+    pub fn task_name(&self, task: TaskId) -> &str {
+        let key = self.tasks.get(task);
+        key.split_once('\u{0}').map_or(key, |(_, t)| t)
+    }
+
+    /// Names of a condition: (dataset, model, method).
+    pub fn condition_names(&self, id: ConditionId) -> (&str, &str, &str) {
+        let c = self.conditions[id as usize];
+        (
+            self.datasets.get(c.dataset),
+            self.models.get(c.model),
+            self.methods.get(c.method),
+        )
+    }
+
+    /// Records a diagnostic, keeping at most [`MAX_DIAGNOSTICS`] verbatim.
+    pub fn push_diagnostic(&mut self, d: Diagnostic) {
+        self.diagnostics_total += 1;
+        if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            self.diagnostics.push(d);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Percentiles by linear interpolation between order statistics.
+//!
+//! For sorted values `x₀ ≤ … ≤ x_{n−1}` and probability `p`, let `h = (n − 1)·p`, `j = ⌊h⌋`,
+//! `γ = h − j`; the percentile is `x_j + γ·(x_{j+1} − x_j)` (Hyndman & Fan's type 7, numpy's
+//! default `method="linear"`). Like numpy, the interpolation is written from the upper end when
+//! `γ ≥ 0.5`, which keeps it monotone in `p` under rounding — so results match numpy bit for bit.
+
+/// The `p`-percentile of `values` (any order; NaNs must have been removed). `None` when empty.
+/// Reorders `values` in place (selection, not a full sort: O(n)).
+pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let h = (n - 1) as f64 * p;
+    let j = (h.floor() as usize).min(n - 1);
+    let gamma = h - j as f64;
+    let (_, &mut lo, rest) = values.select_nth_unstable_by(j, f64::total_cmp);
+    let hi = rest.iter().copied().min_by(f64::total_cmp).unwrap_or(lo);
+    Some(lerp(lo, hi, gamma))
+}
+
+/// numpy's `_lerp`: `a + (b − a)·t`, computed from `b` when `t ≥ 0.5`.
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    let diff = b - a;
+    if t >= 0.5 {
+        b - diff * (1.0 - t)
+    } else {
+        a + diff * t
+    }
+}
+
+/// The central `level` percentile interval `[P(α/2), P(1 − α/2)]`, `α = 1 − level`, of the
+/// finite values in `values` (undefined resamples are NaN and skipped). `None` when no value is
+/// finite.
+pub fn central_interval(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
+    values.retain(|v| v.is_finite());
+    // Percent first, as `numpy.percentile(x, [2.5, 97.5])` is called: for 0.95 this gives exactly
+    // 0.025 and 0.975, where `(1 − 0.95)/2` would give 0.025000000000000022.
+    let tail_percent = (100.0 - 100.0 * level) / 2.0;
+    let lo = percentile(values, tail_percent / 100.0)?;
+    let hi = percentile(values, (100.0 - tail_percent) / 100.0)?;
+    Some([lo, hi])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_example() {
+        // Sorted: 1 2 3 4 10. p = 0.1: h = 0.4 → 1 + 0.4·1 = 1.4.
+        // p = 0.9: h = 3.6 → γ ≥ 0.5, so 10 − 6·(1 − 0.6000000000000001), which rounds to
+        // 7.6000000000000005 — numpy.percentile(x, 90) gives the same bits.
+        let mut v = vec![10.0, 3.0, 1.0, 4.0, 2.0];
+        assert_eq!(percentile(&mut v, 0.1), Some(1.4));
+        assert_eq!(percentile(&mut v, 0.9), Some(7.6000000000000005));
+        assert_eq!(percentile(&mut v, 0.0), Some(1.0));
+        assert_eq!(percentile(&mut v, 1.0), Some(10.0));
+        assert_eq!(percentile(&mut v, 0.5), Some(3.0));
+        assert_eq!(percentile(&mut [], 0.5), None);
+        assert_eq!(percentile(&mut [7.0], 0.025), Some(7.0));
+    }
+
+    #[test]
+    fn matches_numpy() {
+        // numpy.percentile(np.arange(1, 10001) / 7, [2.5, 97.5])
+        let mut v: Vec<f64> = (1..=10_000).rev().map(|i| i as f64 / 7.0).collect();
+        let [lo, hi] = central_interval(&mut v, 0.95).unwrap();
+        assert_eq!(lo, 35.85357142857143);
+        assert_eq!(hi, 1392.8607142857143);
+    }
+
+    #[test]
+    fn skips_undefined_resamples() {
+        let mut v = vec![f64::NAN, 0.2, 0.4, f64::NAN];
+        assert_eq!(
+            central_interval(&mut v, 0.5),
+            Some([0.25, 0.35000000000000003])
+        );
+        assert_eq!(central_interval(&mut vec![f64::NAN], 0.95), None);
+    }
+}
