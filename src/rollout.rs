@@ -69,9 +69,12 @@ pub struct Cost {
     pub usd: Option<f64>,
 }
 
+/// Reads one cost field.
+pub type CostField = fn(&Cost) -> Option<f64>;
+
 impl Cost {
     /// The cost field names in report order, with an accessor for each.
-    pub const FIELDS: [(&'static str, fn(&Cost) -> Option<f64>); 3] = [
+    pub const FIELDS: [(&'static str, CostField); 3] = [
         ("tokens", |c| c.tokens),
         ("latency_s", |c| c.latency_s),
         ("usd", |c| c.usd),

@@ -1,1 +1,239 @@
+//! The `prefix-exec` command line: scores rollout files natively with the same core the browser
+//! app runs as WebAssembly.
+
+#[cfg(target_arch = "wasm32")]
 fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use std::fs::File;
+    use std::io::{IsTerminal, Read, Write};
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+    use std::time::Instant;
+
+    use anyhow::{bail, Context, Result};
+    use clap::{Args, Parser, Subcommand};
+
+    use prefix_exec::input::Ingest;
+    use prefix_exec::report::{build_report_with_progress, table, Settings};
+    use prefix_exec::score::MaxDepth;
+
+    #[derive(Parser)]
+    #[command(
+        name = "prefix-exec",
+        version,
+        about = "Prefix-executability metrics (PEC, FED, TER, AUC-PEC, RR) for tool-using LLM agents",
+        long_about = "Scores rollout logs of tool-using agents by prefix executability: per-rollout \
+                      first-error depth, fixed-cohort PEC survival curves, TER, AUC-PEC, recovery \
+                      rate and final success, with task-level paired bootstrap intervals and Wilson \
+                      intervals for RR. The same core runs in the browser app."
+    )]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Subcommand)]
+    enum Command {
+        /// Score rollout files: print the main table and write the report JSON.
+        #[command(after_help = "Examples:\n  \
+            prefix-exec score runs.jsonl\n  \
+            prefix-exec score a.jsonl b.jsonl --bootstrap 2000 --seed 7 --json report.json\n  \
+            prefix-exec score runs.jsonl --pair Dual-Loop,\"Plan-Cond. ReAct\" --json - | jq .paired\n  \
+            prefix-exec score runs.jsonl --bootstrap 0 --max-depth all")]
+        Score(ScoreArgs),
+    }
+
+    #[derive(Args)]
+    struct ScoreArgs {
+        /// Rollout files (canonical JSONL, one rollout per line); rows of all files are pooled.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Bootstrap resamples (0 disables the bootstrap intervals).
+        #[arg(long, default_value_t = 10_000)]
+        bootstrap: u32,
+        /// Seed of the resampler: same input + same seed = byte-identical report.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Confidence level of every interval.
+        #[arg(long, default_value_t = 0.95)]
+        level: f64,
+        /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
+        #[arg(long, default_value = "10", value_parser = parse_depth)]
+        max_depth: MaxDepth,
+        /// Restrict paired comparisons to methods (or models) A and B; repeatable.
+        #[arg(long = "pair", value_name = "A,B", value_parser = parse_pair)]
+        pairs: Vec<(String, String)>,
+        /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
+        /// (the table then goes to stderr).
+        #[arg(long, value_name = "OUT|-")]
+        json: Option<String>,
+        /// Decimal places in the table.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
+        decimals: u8,
+        /// No progress output.
+        #[arg(long, short)]
+        quiet: bool,
+    }
+
+    fn parse_depth(s: &str) -> Result<MaxDepth, String> {
+        if s.eq_ignore_ascii_case("all") {
+            return Ok(MaxDepth::All);
+        }
+        s.parse::<u32>()
+            .ok()
+            .filter(|&k| (1..=prefix_exec::score::MAX_DEPTH_CAP).contains(&k))
+            .map(MaxDepth::Fixed)
+            .ok_or_else(|| {
+                format!(
+                    "expected a depth from 1 to {} or \"all\", got {s:?}",
+                    prefix_exec::score::MAX_DEPTH_CAP
+                )
+            })
+    }
+
+    fn parse_pair(s: &str) -> Result<(String, String), String> {
+        match s.split_once(',') {
+            Some((a, b)) if !a.is_empty() && !b.is_empty() && a != b => {
+                Ok((a.to_string(), b.to_string()))
+            }
+            _ => Err(format!(
+                "expected two different names separated by a comma, got {s:?}"
+            )),
+        }
+    }
+
+    pub fn main() -> ExitCode {
+        let cli = Cli::parse();
+        let result = match cli.command {
+            Command::Score(args) => score(args),
+        };
+        match result {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("prefix-exec: {e:#}");
+                ExitCode::from(2)
+            }
+        }
+    }
+
+    /// Progress lines on stderr, only when it is a terminal and not more than ~5 per second.
+    struct Progress {
+        enabled: bool,
+        last: Instant,
+    }
+
+    impl Progress {
+        fn new(quiet: bool) -> Self {
+            Progress {
+                enabled: !quiet && std::io::stderr().is_terminal(),
+                last: Instant::now(),
+            }
+        }
+        fn show(&mut self, text: &str) {
+            if self.enabled && self.last.elapsed().as_millis() >= 200 {
+                self.last = Instant::now();
+                eprint!("\r\x1b[2K{text}");
+            }
+        }
+        fn done(&mut self) {
+            if self.enabled {
+                eprint!("\r\x1b[2K");
+            }
+        }
+    }
+
+    fn score(args: ScoreArgs) -> Result<ExitCode> {
+        let settings = Settings {
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+            level: args.level,
+            max_depth: args.max_depth,
+            pairs: args.pairs,
+        };
+        if let Err(e) = settings.validate() {
+            bail!(e);
+        }
+        let mut progress = Progress::new(args.quiet);
+        let mut ingest = Ingest::new();
+        let mut buf = vec![0u8; 1 << 20];
+        for path in &args.files {
+            let name = path.to_string_lossy();
+            let mut file =
+                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let id = ingest.begin_file(&name);
+            loop {
+                let n = file
+                    .read(&mut buf)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                if n == 0 {
+                    break;
+                }
+                ingest.push(id, &buf[..n]);
+                progress.show(&format!(
+                    "reading {name}: {} / {} MB, {} rollouts",
+                    ingest.bytes_read(id) >> 20,
+                    size >> 20,
+                    ingest.rollouts_read()
+                ));
+            }
+            ingest.end_file(id);
+        }
+        let corpus = ingest.finish();
+        progress.done();
+
+        let shown = corpus.diagnostics.len() as u64;
+        for d in &corpus.diagnostics {
+            eprintln!("{d}");
+        }
+        if corpus.diagnostics_total > shown {
+            eprintln!(
+                "… and {} more problems (the first {shown} are listed)",
+                corpus.diagnostics_total - shown
+            );
+        }
+        if corpus.rollouts.is_empty() {
+            eprintln!("prefix-exec: no valid rollout was read; nothing to score");
+            return Ok(ExitCode::from(1));
+        }
+
+        let report = build_report_with_progress(&corpus, &settings, &mut |p| {
+            progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
+        });
+        progress.done();
+
+        let text = table::render_text(&report, usize::from(args.decimals));
+        let json = report.to_json();
+        match args.json.as_deref() {
+            Some("-") => {
+                eprint!("{text}");
+                std::io::stdout().write_all(json.as_bytes())?;
+            }
+            Some(path) => {
+                std::fs::write(path, &json).with_context(|| format!("cannot write {path}"))?;
+                print!("{text}");
+            }
+            None => print!("{text}"),
+        }
+        if !report.identity_violations.is_empty() {
+            eprintln!(
+                "prefix-exec: {} identity violations — this is a bug, please report it:",
+                report.identity_violations.len()
+            );
+            for v in &report.identity_violations {
+                eprintln!(
+                    "  {} / {} / {}: {} ({})",
+                    v.dataset, v.model, v.method, v.identity, v.detail
+                );
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}

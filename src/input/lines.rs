@@ -56,11 +56,12 @@ impl LineSplitter {
     pub fn push(&mut self, mut chunk: &[u8], emit: &mut dyn FnMut(Line<'_>)) {
         if !self.bom_checked {
             // The BOM may itself be split across chunks: wait for three bytes.
-            if self.buf.len() + chunk.len() < 3 && self.consumed == 0 {
-                if b"\xEF\xBB\xBF".starts_with(&[&self.buf[..], chunk].concat()) {
-                    self.buf.extend_from_slice(chunk);
-                    return;
-                }
+            if self.buf.len() + chunk.len() < 3
+                && self.consumed == 0
+                && b"\xEF\xBB\xBF".starts_with(&[&self.buf[..], chunk].concat())
+            {
+                self.buf.extend_from_slice(chunk);
+                return;
             }
             self.bom_checked = true;
             let mut head = std::mem::take(&mut self.buf);

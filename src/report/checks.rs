@@ -96,7 +96,10 @@ pub fn check_identities(conditions: &[ConditionReport]) -> Vec<Violation> {
         ];
         for (name, e) in intervals {
             if let Some([lo, hi]) = e.ci {
-                if !(lo <= hi) {
+                if lo.partial_cmp(&hi) == Some(std::cmp::Ordering::Greater)
+                    || lo.is_nan()
+                    || hi.is_nan()
+                {
                     fail("interval lo <= hi", format!("{name}: [{lo}, {hi}]"));
                 }
             }

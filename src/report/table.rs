@@ -1,1 +1,315 @@
-//! placeholder
+//! The main table (the paper's Table 2) as text, CSV and LaTeX.
+//!
+//! One block per dataset × model, methods as rows; columns TER, Mean FED, AUC-PEC, RR-Eligible,
+//! RR, Final success, each score with its interval. The block maximum of each score column is
+//! marked (bold in LaTeX, `*` in text), ties at the displayed precision included. The mark never
+//! means statistical significance. RR-Eligible is a count, not a score, and is not marked.
+
+use super::{ConditionReport, Estimate, Report};
+
+/// A score column of the main table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Column {
+    Ter,
+    MeanFed,
+    AucPec,
+    RrEligible,
+    Rr,
+    FinalSuccess,
+}
+
+impl Column {
+    pub const ALL: [Column; 6] = [
+        Column::Ter,
+        Column::MeanFed,
+        Column::AucPec,
+        Column::RrEligible,
+        Column::Rr,
+        Column::FinalSuccess,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Ter => "TER",
+            Column::MeanFed => "Mean FED",
+            Column::AucPec => "AUC-PEC",
+            Column::RrEligible => "RR-Eligible",
+            Column::Rr => "RR",
+            Column::FinalSuccess => "Final success",
+        }
+    }
+
+    /// The estimate shown in this column (`None` for the RR-Eligible count).
+    pub fn estimate(self, c: &ConditionReport) -> Option<Estimate> {
+        match self {
+            Column::Ter => Some(c.ter),
+            Column::MeanFed => Some(c.mean_fed),
+            Column::AucPec => Some(c.auc_pec),
+            Column::RrEligible => None,
+            Column::Rr => Some(c.rr),
+            Column::FinalSuccess => Some(c.final_success),
+        }
+    }
+}
+
+/// Formats a number at `decimals` places (correctly rounded, as Rust's formatter does).
+pub fn fmt_num(v: f64, decimals: usize) -> String {
+    format!("{v:.decimals$}")
+}
+
+/// `0.62 [0.55, 0.69]`, `0.62` without an interval, `–` when undefined.
+pub fn fmt_estimate(e: &Estimate, decimals: usize, intervals: bool) -> String {
+    match (e.value, e.ci) {
+        (None, _) => "–".to_string(),
+        (Some(v), Some([lo, hi])) if intervals => format!(
+            "{} [{}, {}]",
+            fmt_num(v, decimals),
+            fmt_num(lo, decimals),
+            fmt_num(hi, decimals)
+        ),
+        (Some(v), _) => fmt_num(v, decimals),
+    }
+}
+
+/// Conditions grouped into (dataset, model) blocks, in report order.
+pub fn blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
+    let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
+    for c in &report.conditions {
+        match out.last_mut() {
+            Some(block) if block[0].dataset == c.dataset && block[0].model == c.model => {
+                block.push(c)
+            }
+            _ => out.push(vec![c]),
+        }
+    }
+    out
+}
+
+/// Whether `c`'s value in `column` is the block maximum at `decimals` places (ties included).
+pub fn is_block_max(
+    block: &[&ConditionReport],
+    c: &ConditionReport,
+    column: Column,
+    decimals: usize,
+) -> bool {
+    let shown = |x: &ConditionReport| {
+        column
+            .estimate(x)
+            .and_then(|e| e.value)
+            .map(|v| fmt_num(v, decimals).parse::<f64>().unwrap_or(f64::NAN))
+    };
+    let Some(mine) = shown(c) else {
+        return false;
+    };
+    block
+        .iter()
+        .filter_map(|x| shown(x))
+        .all(|other| other <= mine)
+}
+
+/// The note printed under every rendering of the table.
+pub fn footnote(report: &Report) -> String {
+    let level = (report.settings.level * 100.0).to_string();
+    let intervals = if report.settings.bootstrap > 0 {
+        format!(
+            "[{level}% CI]: task-level percentile bootstrap, {} resamples (seed {}), same task draw \
+             for every condition of a dataset; RR: Wilson score interval on RR-Eligible.",
+            report.settings.bootstrap, report.settings.seed
+        )
+    } else {
+        format!("Bootstrap off; RR: Wilson score {level}% interval on RR-Eligible.")
+    };
+    format!(
+        "{intervals} Marked = block maximum at the displayed precision, ties included; a mark is \
+         not a significance test, and overlapping intervals do not establish a paired difference."
+    )
+}
+
+/// The CLI's text table: one block per dataset × model; `*` marks block maxima.
+pub fn render_text(report: &Report, decimals: usize) -> String {
+    let mut out = String::new();
+    for block in blocks(report) {
+        let first = block[0];
+        let ns: Vec<u64> = block.iter().map(|c| c.n).collect();
+        let n_text = if ns.iter().all(|&n| n == ns[0]) {
+            format!("N = {} per row", ns[0])
+        } else {
+            "N varies by row".to_string()
+        };
+        out.push_str(&format!(
+            "{} / {}  ({n_text})\n",
+            first.dataset, first.model
+        ));
+        let mut rows: Vec<Vec<String>> = vec![std::iter::once("Method".to_string())
+            .chain(Column::ALL.iter().map(|c| c.title().to_string()))
+            .collect()];
+        for c in &block {
+            let mut row = vec![c.method.clone()];
+            for column in Column::ALL {
+                let cell = match column.estimate(c) {
+                    None => c.rr_eligible.to_string(),
+                    Some(e) => {
+                        let mark = if is_block_max(&block, c, column, decimals) {
+                            "*"
+                        } else {
+                            " "
+                        };
+                        format!("{}{mark}", fmt_estimate(&e, decimals, true))
+                    }
+                };
+                row.push(cell);
+            }
+            rows.push(row);
+        }
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            out.push_str("  ");
+            for (i, cell) in row.iter().enumerate() {
+                let pad = widths[i] - cell.chars().count();
+                if i == 0 {
+                    out.push_str(cell);
+                    out.push_str(&" ".repeat(pad));
+                } else {
+                    out.push_str("  ");
+                    out.push_str(&" ".repeat(pad));
+                    out.push_str(cell);
+                }
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.push_str(&footnote(report));
+    out.push('\n');
+    out
+}
+
+/// The main table as CSV: one row per condition, value and interval ends in separate columns.
+pub fn render_csv(report: &Report) -> String {
+    let mut out = String::from(
+        "dataset,model,method,n,ter,ter_lo,ter_hi,mean_fed,mean_fed_lo,mean_fed_hi,auc_pec,\
+         auc_pec_lo,auc_pec_hi,rr_eligible,rr,rr_lo,rr_hi,final_success,final_success_lo,\
+         final_success_hi\n",
+    );
+    let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for c in &report.conditions {
+        let mut fields = vec![
+            csv_field(&c.dataset),
+            csv_field(&c.model),
+            csv_field(&c.method),
+        ];
+        fields.push(c.n.to_string());
+        for column in Column::ALL {
+            match column.estimate(c) {
+                None => fields.push(c.rr_eligible.to_string()),
+                Some(e) => {
+                    fields.push(num(e.value));
+                    fields.push(num(e.ci.map(|ci| ci[0])));
+                    fields.push(num(e.ci.map(|ci| ci[1])));
+                }
+            }
+        }
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Escapes text for LaTeX.
+pub fn latex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '~' => out.push_str("\\textasciitilde{}"),
+            '^' => out.push_str("\\textasciicircum{}"),
+            '\\' => out.push_str("\\textbackslash{}"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// The main table as a LaTeX `booktabs` table: bold block maxima, intervals in brackets.
+pub fn render_latex(report: &Report, decimals: usize, intervals: bool) -> String {
+    let mut out = String::new();
+    out.push_str("% Generated by prefix-exec. Requires \\usepackage{booktabs}.\n");
+    out.push_str("\\begin{tabular}{l");
+    out.push_str(&"r".repeat(Column::ALL.len()));
+    out.push_str("}\n\\toprule\nMethod");
+    for column in Column::ALL {
+        out.push_str(" & ");
+        out.push_str(column.title());
+    }
+    out.push_str(" \\\\\n");
+    for block in blocks(report) {
+        out.push_str("\\midrule\n");
+        out.push_str(&format!(
+            "\\multicolumn{{{}}}{{l}}{{\\textit{{{} / {}}}}} \\\\\n",
+            Column::ALL.len() + 1,
+            latex_escape(&block[0].dataset),
+            latex_escape(&block[0].model)
+        ));
+        for c in &block {
+            out.push_str(&latex_escape(&c.method));
+            for column in Column::ALL {
+                out.push_str(" & ");
+                match column.estimate(c) {
+                    None => out.push_str(&c.rr_eligible.to_string()),
+                    Some(e) => {
+                        let value = e.value.map_or("--".to_string(), |v| fmt_num(v, decimals));
+                        if is_block_max(&block, c, column, decimals) {
+                            out.push_str(&format!("\\textbf{{{value}}}"));
+                        } else {
+                            out.push_str(&value);
+                        }
+                        if let (true, Some([lo, hi])) = (intervals, e.ci) {
+                            out.push_str(&format!(
+                                " [{}, {}]",
+                                fmt_num(lo, decimals),
+                                fmt_num(hi, decimals)
+                            ));
+                        }
+                    }
+                }
+            }
+            out.push_str(" \\\\\n");
+        }
+    }
+    out.push_str("\\bottomrule\n\\end{tabular}\n");
+    out.push_str(&format!("% {}\n", footnote(report)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latex_escapes_specials() {
+        assert_eq!(latex_escape("a_b & 50% #1"), "a\\_b \\& 50\\% \\#1");
+        assert_eq!(
+            latex_escape("~^\\"),
+            "\\textasciitilde{}\\textasciicircum{}\\textbackslash{}"
+        );
+    }
+
+    #[test]
+    fn csv_quotes_when_needed() {
+        assert_eq!(csv_field("Plan-Cond. ReAct"), "Plan-Cond. ReAct");
+        assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+}

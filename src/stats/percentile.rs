@@ -8,16 +8,34 @@
 /// The `p`-percentile of `values` (any order; NaNs must have been removed). `None` when empty.
 /// Reorders `values` in place (selection, not a full sort: O(n)).
 pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
+    two_percentiles(values, p, p).map(|[v, _]| v)
+}
+
+/// `(j, γ)` of the type-7 rule: `h = (n − 1)·p`, `j = ⌊h⌋`, `γ = h − j`.
+fn position(n: usize, p: f64) -> (usize, f64) {
+    let h = (n - 1) as f64 * p;
+    let j = (h.floor() as usize).min(n - 1);
+    (j, h - j as f64)
+}
+
+/// The `p_lo`- and `p_hi`-percentiles (`p_lo ≤ p_hi`) with two selections, the second one only
+/// over the part above the first order statistic.
+fn two_percentiles(values: &mut [f64], p_lo: f64, p_hi: f64) -> Option<[f64; 2]> {
     let n = values.len();
     if n == 0 {
         return None;
     }
-    let h = (n - 1) as f64 * p;
-    let j = (h.floor() as usize).min(n - 1);
-    let gamma = h - j as f64;
-    let (_, &mut lo, rest) = values.select_nth_unstable_by(j, f64::total_cmp);
-    let hi = rest.iter().copied().min_by(f64::total_cmp).unwrap_or(lo);
-    Some(lerp(lo, hi, gamma))
+    let (j_lo, g_lo) = position(n, p_lo);
+    let (j_hi, g_hi) = position(n, p_hi);
+    let (_, &mut a_lo, above) = values.select_nth_unstable_by(j_lo, f64::total_cmp);
+    let b_lo = above.iter().copied().min_by(f64::total_cmp).unwrap_or(a_lo);
+    let (a_hi, b_hi) = if j_hi == j_lo {
+        (a_lo, b_lo)
+    } else {
+        let (_, &mut a, above) = above.select_nth_unstable_by(j_hi - j_lo - 1, f64::total_cmp);
+        (a, above.iter().copied().min_by(f64::total_cmp).unwrap_or(a))
+    };
+    Some([lerp(a_lo, b_lo, g_lo), lerp(a_hi, b_hi, g_hi)])
 }
 
 /// numpy's `_lerp`: `a + (b − a)·t`, computed from `b` when `t ≥ 0.5`.
@@ -38,9 +56,7 @@ pub fn central_interval(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
     // Percent first, as `numpy.percentile(x, [2.5, 97.5])` is called: for 0.95 this gives exactly
     // 0.025 and 0.975, where `(1 − 0.95)/2` would give 0.025000000000000022.
     let tail_percent = (100.0 - 100.0 * level) / 2.0;
-    let lo = percentile(values, tail_percent / 100.0)?;
-    let hi = percentile(values, (100.0 - tail_percent) / 100.0)?;
-    Some([lo, hi])
+    two_percentiles(values, tail_percent / 100.0, (100.0 - tail_percent) / 100.0)
 }
 
 #[cfg(test)]
