@@ -27,8 +27,12 @@
 //! assert_eq!(c.auc_pec.value, Some(0.75)); // mean of (FED − 1)/T = (1/2 + 1/1)/2
 //! ```
 
+pub mod browse;
 pub mod input;
+pub mod plot;
 pub mod report;
 pub mod rollout;
 pub mod score;
 pub mod stats;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -121,6 +121,8 @@ pub struct Rollout {
     /// Present iff `FED ≤ T`.
     pub first_failure: Option<FirstFailure>,
     pub cost: Cost,
+    /// No tool call at all: the rollout is one terminal no-tool action (`T = 1`).
+    pub no_tool: bool,
     pub source: Source,
 }
 

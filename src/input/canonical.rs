@@ -44,6 +44,8 @@ pub struct ParsedRollout {
     pub fed: u32,
     pub failure: Option<ParsedFailure>,
     pub cost: Cost,
+    /// The agent made no tool call (`steps` empty): one terminal no-tool action, `T = 1`.
+    pub no_tool: bool,
 }
 
 /// The first failing step of a parsed rollout.
@@ -146,7 +148,8 @@ impl WireRollout {
         }
         let cost = self.cost.unwrap_or_default().validate()?;
         let steps = self.steps;
-        let (horizon, fed, failure) = if steps.count == 0 {
+        let no_tool = steps.count == 0;
+        let (horizon, fed, failure) = if no_tool {
             // A rollout that stopped before any tool call is one terminal no-tool action (T = 1),
             // executable only where the benchmark allows finishing without tools.
             if self.no_tool_ok.unwrap_or(false) {
@@ -175,6 +178,7 @@ impl WireRollout {
             fed,
             failure,
             cost,
+            no_tool,
         })
     }
 }

@@ -179,6 +179,7 @@ pub fn add_rollout(corpus: &mut Corpus, parsed: ParsedRollout, source: Source) {
         success: parsed.success,
         first_failure,
         cost: parsed.cost,
+        no_tool: parsed.no_tool,
         source,
     });
 }

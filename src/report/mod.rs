@@ -12,6 +12,7 @@
 
 mod build;
 mod checks;
+pub mod derive;
 pub mod table;
 
 use serde::{Deserialize, Deserializer, Serialize};

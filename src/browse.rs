@@ -1,0 +1,194 @@
+//! Browsing rollouts: listing one condition's rollouts with a filter, a task-id search and paging,
+//! and reading one rollout's steps back from its line.
+//!
+//! The scorer keeps no steps in memory ([`crate::rollout`]); a viewer re-reads the line at
+//! [`crate::rollout::Source`] and [`parse_steps`] turns it into rows to show, with the first
+//! invalid step and the steps after it marked.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rollout::{Corpus, Label};
+
+/// Which rollouts to list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every rollout.
+    #[default]
+    All,
+    /// `FED = T + 1`.
+    FullyExecutable,
+    /// `FED ≤ T` and successful: recovered.
+    Recovered,
+    /// `FED ≤ T` and failed.
+    FailedPrefixFailed,
+    /// No tool call at all (`T = 1` terminal no-tool action).
+    NoTool,
+}
+
+/// A page request.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutQuery {
+    pub dataset: String,
+    pub model: String,
+    pub method: String,
+    pub outcome: Outcome,
+    /// Case-insensitive substring of the task id; empty matches all.
+    pub search: String,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// One listed rollout.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutRow {
+    /// Index in the corpus, to ask for its steps.
+    pub index: usize,
+    pub task_id: String,
+    pub horizon: u32,
+    pub fed: u32,
+    pub success: bool,
+    pub fully_executable: bool,
+    pub label: Option<String>,
+    pub error: Option<String>,
+    pub tool: Option<String>,
+    pub file: String,
+    pub line: u64,
+}
+
+/// A page of rows and the number of rows matching in all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RolloutPage {
+    pub total: usize,
+    pub offset: usize,
+    pub rows: Vec<RolloutRow>,
+}
+
+/// Lists a condition's rollouts, ordered by task id then input position.
+pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
+    let needle = q.search.to_lowercase();
+    let mut matching: Vec<usize> = corpus
+        .rollouts
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            let (d, m, me) = corpus.condition_names(r.condition);
+            d == q.dataset && m == q.model && me == q.method
+        })
+        .filter(|(_, r)| {
+            let failed = !r.fully_executable();
+            match q.outcome {
+                Outcome::All => true,
+                Outcome::FullyExecutable => !failed,
+                Outcome::Recovered => failed && r.success,
+                Outcome::FailedPrefixFailed => failed && !r.success,
+                Outcome::NoTool => r.no_tool,
+            }
+        })
+        .filter(|(_, r)| {
+            needle.is_empty() || corpus.task_name(r.task).to_lowercase().contains(&needle)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    matching.sort_by(|&a, &b| {
+        let (ra, rb) = (&corpus.rollouts[a], &corpus.rollouts[b]);
+        corpus
+            .task_name(ra.task)
+            .cmp(corpus.task_name(rb.task))
+            .then((ra.source.file, ra.source.line).cmp(&(rb.source.file, rb.source.line)))
+    });
+    let total = matching.len();
+    let rows = matching
+        .into_iter()
+        .skip(q.offset)
+        .take(q.limit.max(1))
+        .map(|i| {
+            let r = &corpus.rollouts[i];
+            let f = r.first_failure.as_ref();
+            RolloutRow {
+                index: i,
+                task_id: corpus.task_name(r.task).to_string(),
+                horizon: r.horizon,
+                fed: r.fed.0,
+                success: r.success,
+                fully_executable: r.fully_executable(),
+                label: f.map(|f| f.label.map_or("unlabeled", Label::as_str).to_string()),
+                error: f
+                    .and_then(|f| f.error)
+                    .map(|t| corpus.texts.get(t).to_string()),
+                tool: f
+                    .and_then(|f| f.tool)
+                    .map(|t| corpus.texts.get(t).to_string()),
+                file: corpus.files[r.source.file as usize].name.clone(),
+                line: r.source.line,
+            }
+        })
+        .collect();
+    RolloutPage {
+        total,
+        offset: q.offset,
+        rows,
+    }
+}
+
+/// One step of a rollout, for display.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepView {
+    /// 1-based depth.
+    pub depth: usize,
+    pub tool: Option<String>,
+    /// Arguments as compact JSON.
+    pub args: Option<String>,
+    pub executable: bool,
+    pub error: Option<String>,
+    pub label: Option<String>,
+    /// This is the first invalid step (depth = FED).
+    pub first_error: bool,
+    /// Comes after the first invalid step.
+    pub after_first_error: bool,
+}
+
+/// Parses a canonical rollout line into its steps. Lines of other formats are converted to
+/// canonical form before scoring, so this is the one shape to read.
+pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let steps = v
+        .get("steps")
+        .and_then(|s| s.as_array())
+        .ok_or("the line has no steps array")?;
+    let mut out = Vec::with_capacity(steps.len());
+    let mut fed: Option<usize> = None;
+    for (i, s) in steps.iter().enumerate() {
+        let error_value = s.get("error");
+        let error_present = match error_value {
+            None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => false,
+            Some(serde_json::Value::String(t)) => !t.is_empty(),
+            Some(serde_json::Value::Array(a)) => !a.is_empty(),
+            Some(serde_json::Value::Object(o)) => !o.is_empty(),
+            Some(_) => true,
+        };
+        let executable = match s.get("ok").and_then(|o| o.as_bool()) {
+            Some(ok) => ok,
+            None => !error_present,
+        };
+        let depth = i + 1;
+        let first_error = !executable && fed.is_none();
+        if first_error {
+            fed = Some(depth);
+        }
+        out.push(StepView {
+            depth,
+            tool: s.get("tool").and_then(|t| t.as_str()).map(str::to_string),
+            args: s.get("args").map(|a| a.to_string()),
+            executable,
+            error: error_value.filter(|_| error_present).map(|e| match e {
+                serde_json::Value::String(t) => t.clone(),
+                other => other.to_string(),
+            }),
+            label: s.get("label").and_then(|l| l.as_str()).map(str::to_string),
+            first_error,
+            after_first_error: fed.is_some_and(|f| depth > f),
+        });
+    }
+    Ok(out)
+}

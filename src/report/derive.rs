@@ -1,0 +1,112 @@
+//! Figures the views derive from a report: label shares, cost changes, the outcome reading, the
+//! wording of a paired interval. Kept here, not in the views, so they are tested natively.
+
+use super::{ConditionReport, Delta};
+
+/// `(a − b)/b`, the relative change of `a` against the baseline `b`; `None` when `b` is 0 or
+/// either is missing.
+pub fn relative_change(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b != 0.0 => Some((a - b) / b),
+        _ => None,
+    }
+}
+
+/// A signed percentage, e.g. `+3%` or `−22.5%`.
+pub fn fmt_percent_change(change: f64, decimals: usize) -> String {
+    let sign = if change > 0.0 {
+        "+"
+    } else if change < 0.0 {
+        "−"
+    } else {
+        ""
+    };
+    format!("{sign}{:.decimals$}%", (change * 100.0).abs())
+}
+
+/// First-failure labels with their share of RR-Eligible: `(name, count, share)`, non-zero only.
+pub fn label_shares(c: &ConditionReport) -> Vec<(&'static str, u64, f64)> {
+    c.first_failure_labels
+        .entries()
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| (name, n, n as f64 / c.rr_eligible.max(1) as f64))
+        .collect()
+}
+
+/// The outcome decomposition (eq. 12) in one plain sentence.
+pub fn outcome_reading(c: &ConditionReport) -> String {
+    let pct = |v: f64| format!("{:.0}%", v * 100.0);
+    let success = c.final_success.value.unwrap_or(0.0);
+    let ter = c.ter.value.unwrap_or(0.0);
+    let mut s = format!(
+        "{} of {} rollouts executed every step ({}), and {} succeeded overall ({}).",
+        c.fully_executable,
+        c.n,
+        pct(ter),
+        c.successes,
+        pct(success)
+    );
+    match (c.success_after_failed_prefix, c.rr.value) {
+        (Some(share), Some(rr)) => s.push_str(&format!(
+            " {} of the successes ({}) came after an invalid step; among rollouts with an invalid \
+             step, {} recovered (RR {}).",
+            c.recovered,
+            pct(share),
+            pct(rr),
+            format_args!("{rr:.2}")
+        )),
+        (None, Some(rr)) => s.push_str(&format!(
+            " No rollout succeeded; RR is {rr:.2} on {} rollouts with an invalid step.",
+            c.rr_eligible
+        )),
+        (_, None) => s.push_str(" No rollout had an invalid step, so RR is undefined."),
+    }
+    s
+}
+
+/// How to read a paired difference's interval.
+pub fn delta_reading(d: &Delta) -> &'static str {
+    match d.ci {
+        None => "no interval",
+        Some([lo, hi]) if lo <= 0.0 && hi >= 0.0 => {
+            "interval contains 0: no difference established"
+        }
+        Some([lo, _]) if lo > 0.0 => "A higher",
+        Some(_) => "B higher",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_changes() {
+        assert_eq!(relative_change(Some(103.0), Some(100.0)), Some(0.03));
+        assert_eq!(relative_change(Some(1.0), Some(0.0)), None);
+        assert_eq!(relative_change(None, Some(1.0)), None);
+        assert_eq!(fmt_percent_change(0.03, 0), "+3%");
+        assert_eq!(fmt_percent_change(-0.225, 1), "−22.5%");
+        assert_eq!(fmt_percent_change(0.0, 0), "0%");
+    }
+
+    #[test]
+    fn delta_readings() {
+        let d = |ci| Delta {
+            delta: Some(0.1),
+            ci,
+        };
+        assert_eq!(
+            delta_reading(&d(Some([-0.1, 0.2]))),
+            "interval contains 0: no difference established"
+        );
+        assert_eq!(
+            delta_reading(&d(Some([0.0, 0.2]))),
+            "interval contains 0: no difference established"
+        );
+        assert_eq!(delta_reading(&d(Some([0.05, 0.2]))), "A higher");
+        assert_eq!(delta_reading(&d(Some([-0.3, -0.2]))), "B higher");
+        assert_eq!(delta_reading(&d(None)), "no interval");
+    }
+}

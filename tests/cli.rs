@@ -1,0 +1,159 @@
+//! The `prefix-exec` binary on the golden input: exit codes, diagnostics on stderr, and a
+//! `--json -` report identical to the library's for the same settings.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use prefix_exec::input::read_files;
+use prefix_exec::report::{build_report, Report, Settings};
+use serde_json::Value;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Runs `prefix-exec <args>` in `dir`.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The library's report of the golden input under the name the CLI sees.
+fn library_report(settings: &Settings) -> Report {
+    let bytes = std::fs::read(golden_dir().join("small.jsonl")).unwrap();
+    build_report(&read_files([("small.jsonl", &bytes[..])]), settings)
+}
+
+fn golden_settings() -> Settings {
+    Settings {
+        bootstrap: 200,
+        seed: 1,
+        ..Settings::default()
+    }
+}
+
+const SCORE: &[&str] = &[
+    "score",
+    "small.jsonl",
+    "--bootstrap",
+    "200",
+    "--seed",
+    "1",
+    "--json",
+    "-",
+];
+
+#[test]
+fn scores_the_golden_input() {
+    let out = run(&golden_dir(), SCORE);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stderr}", out.status);
+    for line in [9, 18, 23] {
+        assert!(
+            stderr.contains(&format!("small.jsonl:{line}:")),
+            "no diagnostic for line {line}:\n{stderr}"
+        );
+    }
+    assert!(!stderr.contains("small.jsonl:14:"), "blank line diagnosed");
+    // stdout is the report alone: valid JSON, byte-identical to the library's.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let json: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(json["schema"], "prefix-exec/report/v1");
+    let expected = library_report(&golden_settings()).to_json();
+    assert!(stdout == expected, "CLI and library reports differ");
+    // ... and therefore equal to the committed golden file.
+    let golden = std::fs::read_to_string(golden_dir().join("small.report.json")).unwrap();
+    assert!(
+        stdout == golden,
+        "CLI report differs from small.report.json"
+    );
+}
+
+#[test]
+fn json_to_a_file_and_table_to_stdout() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-json-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = golden_dir().join("small.jsonl");
+    let out_path = dir.join("report.json");
+    let out = run(
+        &dir,
+        &[
+            "score",
+            input.to_str().unwrap(),
+            "--bootstrap",
+            "0",
+            "--json",
+            out_path.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success());
+    let written: Report =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert_eq!(written.conditions.len(), 6);
+    assert_eq!(written.settings.bootstrap, 0);
+    // The table names every dataset / model block.
+    let table = String::from_utf8_lossy(&out.stdout);
+    for block in ["bfcl / gpt-4.1", "bfcl / llama-4", "toolsandbox / gpt-4.1"] {
+        assert!(table.contains(block), "{block} missing from\n{table}");
+    }
+}
+
+#[test]
+fn only_bad_lines_fail() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bad-only");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.jsonl"), "not json\n{\"dataset\":\"d\"}\n").unwrap();
+    let out = run(&dir, &["score", "bad.jsonl", "--bootstrap", "0"]);
+    assert!(!out.status.success(), "{:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.jsonl:1:") && stderr.contains("bad.jsonl:2:"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_file_fails() {
+    let out = run(&golden_dir(), &["score", "no-such-file.jsonl"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.jsonl"));
+}
+
+#[test]
+fn pair_restricts_and_orients_the_paired_comparisons() {
+    let mut args = SCORE.to_vec();
+    args.extend(["--pair", "ReAct,Dual-Loop"]);
+    let out = run(&golden_dir(), &args);
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paired = report["paired"].as_array().unwrap();
+    // bfcl has Dual-Loop and ReAct under both models; toolsandbox has no Dual-Loop, and no pair
+    // of models is named.
+    assert_eq!(paired.len(), 2);
+    for (p, model) in paired.iter().zip(["gpt-4.1", "llama-4"]) {
+        assert_eq!(
+            (&p["a"], &p["b"]),
+            (&Value::from("ReAct"), &Value::from("Dual-Loop"))
+        );
+        assert_eq!(
+            (&p["compare"], &p["model"]),
+            (&Value::from("methods"), &Value::from(model))
+        );
+    }
+    // a = ReAct: TER 1/2 − 3/4 under gpt-4.1.
+    assert!((paired[0]["ter"]["delta"].as_f64().unwrap() + 0.25).abs() < 1e-12);
+    assert_eq!(
+        report["settings"]["pairs"],
+        serde_json::json!([["ReAct", "Dual-Loop"]])
+    );
+    // Same bytes as the library with the same pair.
+    let settings = Settings {
+        pairs: vec![("ReAct".to_string(), "Dual-Loop".to_string())],
+        ..golden_settings()
+    };
+    assert!(String::from_utf8(out.stdout).unwrap() == library_report(&settings).to_json());
+}
