@@ -28,6 +28,7 @@
 //! ```
 
 pub mod browse;
+pub mod import;
 pub mod input;
 pub mod plot;
 pub mod report;

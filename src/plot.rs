@@ -132,26 +132,39 @@ pub fn draw_pec<DB: DrawingBackend>(
         .y_label_area_size(52)
         .build_cartesian_2d(x0..x1, 0.0..1.02)
         .map_err(err)?;
+    // x ticks at every depth (thinned to at most ~20 labels), drawn by hand: plotters' automatic
+    // ticks pick "nice" numbers, and a survival plot reads best with a tick per step.
     chart
         .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
         .x_desc("depth k")
         .y_desc(y_label)
         .axis_style(fg)
         .label_style(("sans-serif", 12).into_font().color(&fg))
         .bold_line_style(grid)
         .light_line_style(bg)
-        .x_labels((k_to + 2 - plot.k_from).min(21))
-        .x_label_formatter(&|v| {
-            if (v - v.round()).abs() < 1e-9 && *v <= k_to as f64 {
-                format!("{}", v.round() as i64)
-            } else {
-                String::new()
-            }
-        })
         .y_labels(6)
         .y_label_formatter(&|v| format!("{v:.1}"))
         .draw()
         .map_err(err)?;
+    let first_tick = x0 as usize;
+    let every = (k_to - first_tick).div_ceil(20).max(1);
+    let tick_style = TextStyle::from(("sans-serif", 12).into_font())
+        .color(&fg)
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Top,
+        ));
+    for k in (first_tick..=k_to).filter(|k| (k - first_tick) % every == 0) {
+        let x = k as f64;
+        chart
+            .draw_series(LineSeries::new([(x, 0.0), (x, 1.02)], grid))
+            .map_err(err)?;
+        let (px, py) = chart.backend_coord(&(x, 0.0));
+        root.draw_text(&k.to_string(), &tick_style, (px, py + 6))
+            .map_err(err)?;
+    }
 
     let first_k = x0 as usize;
     for s in &plot.series {

@@ -20,6 +20,7 @@ mod cli {
     use anyhow::{bail, Context, Result};
     use clap::{Args, Parser, Subcommand};
 
+    use prefix_exec::import::ImportOptions;
     use prefix_exec::input::Ingest;
     use prefix_exec::report::{build_report_with_progress, table, Settings};
     use prefix_exec::score::MaxDepth;
@@ -48,6 +49,68 @@ mod cli {
             prefix-exec score runs.jsonl --pair Dual-Loop,\"Plan-Cond. ReAct\" --json - | jq .paired\n  \
             prefix-exec score runs.jsonl --bootstrap 0 --max-depth all")]
         Score(ScoreArgs),
+        /// Convert released runs (tau-bench, tau2-bench, BFCL multi-turn, canonical) into one
+        /// canonical JSONL file that `score` reads back to the same numbers.
+        #[command(
+            after_help = "Formats are recognised by content: tau-bench result arrays, \
+            tau2 Results files (or a results.json with its simulation files), BFCL result files \
+            with their score files, canonical JSONL.\n\nExamples:\n  \
+            prefix-exec convert gpt-4o-airline.json -o tau-bench.jsonl\n  \
+            prefix-exec convert result/m/multi_turn/BFCL_v4_multi_turn_base_result.json \
+            score/m/multi_turn/BFCL_v4_multi_turn_base_score.json -o bfcl.jsonl\n  \
+            prefix-exec convert run.json --exclude-termination infrastructure_error --model gpt-5 -o run.jsonl"
+        )]
+        Convert(ConvertArgs),
+    }
+
+    /// Import options shared by `score` and `convert`; they apply to every input file.
+    #[derive(Args)]
+    struct ImportArgs {
+        /// Use this dataset name for every rollout (instead of the one the format implies).
+        #[arg(long)]
+        dataset: Option<String>,
+        /// Use this model name for every rollout.
+        #[arg(long)]
+        model: Option<String>,
+        /// Use this method name for every rollout.
+        #[arg(long)]
+        method: Option<String>,
+        /// Leave out rollouts with this termination reason (tau2, or a canonical
+        /// meta.termination_reason), e.g. infrastructure_error; repeatable. Exclusions are
+        /// counted and reported.
+        #[arg(long = "exclude-termination", value_name = "REASON")]
+        exclude_termination: Vec<String>,
+        /// Do not check steps against the tool definitions a file carries.
+        #[arg(long)]
+        no_schema_checks: bool,
+    }
+
+    impl ImportArgs {
+        fn options(&self) -> ImportOptions {
+            ImportOptions {
+                dataset: self.dataset.clone(),
+                model: self.model.clone(),
+                method: self.method.clone(),
+                exclude_termination: self.exclude_termination.clone(),
+                schema_checks: !self.no_schema_checks,
+            }
+        }
+    }
+
+    #[derive(Args)]
+    struct ConvertArgs {
+        /// Input files of any supported format; files that belong together (a BFCL result and
+        /// its score file, a tau2 results.json and its simulation files) must be given together.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The canonical JSONL file to write, or "-" for stdout.
+        #[arg(long, short, value_name = "OUT|-")]
+        output: String,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// No progress output.
+        #[arg(long, short)]
+        quiet: bool,
     }
 
     #[derive(Args)]
@@ -80,6 +143,8 @@ mod cli {
         /// No progress output.
         #[arg(long, short)]
         quiet: bool,
+        #[command(flatten)]
+        import: ImportArgs,
     }
 
     fn parse_depth(s: &str) -> Result<MaxDepth, String> {
@@ -113,6 +178,7 @@ mod cli {
         let cli = Cli::parse();
         let result = match cli.command {
             Command::Score(args) => score(args),
+            Command::Convert(args) => convert(args),
         };
         match result {
             Ok(code) => code,
@@ -168,7 +234,7 @@ mod cli {
             let mut file =
                 File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let id = ingest.begin_file(&name);
+            let id = ingest.begin_file_with(&name, args.import.options());
             loop {
                 let n = file
                     .read(&mut buf)
@@ -235,5 +301,89 @@ mod cli {
             }
         }
         Ok(ExitCode::SUCCESS)
+    }
+
+    /// `convert`: every input file through the same [`Ingest`] as `score`, writing each
+    /// rollout's canonical line as it enters the corpus, so `score` on the output reads the same
+    /// rollouts in the same order.
+    fn convert(args: ConvertArgs) -> Result<ExitCode> {
+        let mut progress = Progress::new(args.quiet);
+        let mut ingest = Ingest::converting();
+        let options = args.import.options();
+        let mut out: Box<dyn Write> = if args.output == "-" {
+            Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
+        } else {
+            let file = File::create(&args.output)
+                .with_context(|| format!("cannot create {}", args.output))?;
+            Box::new(std::io::BufWriter::new(file))
+        };
+        let mut written = 0u64;
+        let mut write_lines = |ingest: &mut Ingest, out: &mut Box<dyn Write>| -> Result<()> {
+            for line in ingest.drain_converted() {
+                out.write_all(line.as_bytes())?;
+                out.write_all(b"\n")?;
+                written += u64::from(!line.starts_with(r#"{"tools""#));
+            }
+            Ok(())
+        };
+        let mut buf = vec![0u8; 1 << 20];
+        for path in &args.files {
+            let name = path.to_string_lossy();
+            let mut file =
+                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let id = ingest.begin_file_with(&name, options.clone());
+            loop {
+                let n = file
+                    .read(&mut buf)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                if n == 0 {
+                    break;
+                }
+                ingest.push(id, &buf[..n]);
+                progress.show(&format!(
+                    "reading {name}: {} MB, {} rollouts",
+                    ingest.bytes_read(id) >> 20,
+                    ingest.rollouts_read()
+                ));
+                write_lines(&mut ingest, &mut out)
+                    .with_context(|| format!("cannot write {}", args.output))?;
+            }
+            ingest.end_file(id);
+            write_lines(&mut ingest, &mut out)
+                .with_context(|| format!("cannot write {}", args.output))?;
+        }
+        ingest.end_all();
+        write_lines(&mut ingest, &mut out)
+            .with_context(|| format!("cannot write {}", args.output))?;
+        out.flush()
+            .with_context(|| format!("cannot write {}", args.output))?;
+        drop(out);
+        let (corpus, summary) = ingest.finish_with_summary();
+        progress.done();
+        for d in &corpus.diagnostics {
+            eprintln!("{d}");
+        }
+        let shown = corpus.diagnostics.len() as u64;
+        if corpus.diagnostics_total > shown {
+            eprintln!(
+                "… and {} more problems (the first {shown} are listed)",
+                corpus.diagnostics_total - shown
+            );
+        }
+        for f in &summary.files {
+            let format = f.format.map_or("not recognised", |f| f.name());
+            eprintln!("{}: {format}, {} rollouts", f.name, f.rollouts);
+        }
+        let target = if args.output == "-" {
+            "stdout"
+        } else {
+            &args.output
+        };
+        eprintln!("wrote {written} rollouts to {target}");
+        Ok(if corpus.rollouts.is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }

@@ -16,17 +16,33 @@
 //! - `label` (on a step, or at rollout level for a no-tool rollout) is one of the five labels;
 //! - empty `steps` is one terminal no-tool action (`T = 1`), executable iff `no_tool_ok`;
 //! - `cost` holds optional non-negative numbers `tokens`, `latency_s`, `usd`;
-//! - unknown fields (`meta`, `args`, …) are ignored here and stay readable in the file.
+//! - unknown fields (`args`, …) are ignored here and stay readable in the file;
+//! - `meta.termination_reason` (a string), when present, lets a reader exclude the rollout by
+//!   termination reason, as for the tau2 files it was converted from;
+//! - a step with `"check": "schema"` was rejected by a tool-schema check (it counts as a schema
+//!   first failure rather than an environment one).
+//!
+//! Tool definitions, for the tool-schema prefix checks ([`crate::import::schema_check`]):
+//! - a line holding `tools` and neither `dataset` nor `steps`, e.g. `{"tools": [{"type":
+//!   "function", "function": {"name": …, "parameters": {…}}}]}`, sets the tools of the rollouts
+//!   that follow it in the file (`{"tools": null}` clears them);
+//! - a rollout's own `tools` field overrides them for that rollout;
+//! - with tools known (and checks on), each step is checked before its `ok`/`error`: a tool that
+//!   is not exposed or arguments (`args`) that do not fit the tool's `parameters` reject the step
+//!   with label `schema`. A step without `tool` is not checked; without `args`, only exposure is.
 //!
 //! The wire types below mirror the JSON; [`parse_line`] validates them into a [`ParsedRollout`].
 //! Steps are folded as they stream past (the visitor keeps only the first failure), so a
-//! rollout with 100,000 steps costs no more memory than one with three.
+//! rollout with 100,000 steps costs no more memory than one with three; the schema checks parse
+//! the steps a second time, one step at a time, only when tools are known.
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::import::{FailureSource, ToolSet};
 use crate::rollout::{Cost, Label};
 
 /// Longest error text kept per rollout; the full text stays in the file.
@@ -81,8 +97,227 @@ impl fmt::Display for LineError {
     }
 }
 
-/// Parses one non-blank line of canonical JSONL.
+/// Parses one non-blank line of canonical JSONL (a rollout; a `tools` line is an error here).
 pub fn parse_line(bytes: &[u8]) -> Result<ParsedRollout, LineError> {
+    parse_wire(bytes).map(|(parsed, _)| parsed)
+}
+
+/// What a line of canonical JSONL holds, read with [`parse_line_ext`].
+// One value per line, consumed at once: boxing the rollout would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum CanonicalLine {
+    /// A top-level tools line: the tools of the rollouts that follow (`None` clears them).
+    Tools(Option<Arc<ToolSet>>),
+    Rollout(ParsedRollout, LineExtra),
+}
+
+/// What a rollout line says beyond the [`ParsedRollout`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineExtra {
+    /// Where the first failure came from (`None` when every step executed).
+    pub failure_source: Option<FailureSource>,
+    /// `meta.termination_reason`.
+    pub termination_reason: Option<String>,
+    /// The line has its own `tools` field.
+    pub has_tools: bool,
+    /// Tools of the line whose schemas could not be compiled (name, reason).
+    pub unusable_tools: Vec<(String, String)>,
+}
+
+/// The state a file's lines share: the tools in force and whether to check steps against them.
+#[derive(Clone, Debug)]
+pub struct LineContext {
+    /// Tools set by the file's last `tools` line.
+    pub tools: Option<Arc<ToolSet>>,
+    pub schema_checks: bool,
+    /// The last per-rollout `tools` value and its compiled set: lines often repeat the same
+    /// tools, and compiling schemas per line would dominate reading time.
+    cache: Option<(Vec<u8>, Arc<ToolSet>)>,
+}
+
+impl Default for LineContext {
+    fn default() -> Self {
+        LineContext {
+            tools: None,
+            schema_checks: true,
+            cache: None,
+        }
+    }
+}
+
+impl LineContext {
+    pub fn new(schema_checks: bool) -> Self {
+        LineContext {
+            schema_checks,
+            ..LineContext::default()
+        }
+    }
+}
+
+/// Parses one non-blank line of canonical JSONL: a rollout, with the tool-schema checks of
+/// `ctx`, or a tools line.
+pub fn parse_line_ext(bytes: &[u8], ctx: &mut LineContext) -> Result<CanonicalLine, LineError> {
+    // Only lines that mention tools need their members located; most lines skip this.
+    let mut line_tools: Option<Arc<ToolSet>> = None;
+    let mut unusable = Vec::new();
+    let mut has_tools = false;
+    if contains(bytes, b"\"tools\"") && std::str::from_utf8(bytes).is_ok() {
+        let open = crate::import::scan_skip_ws(bytes, 0);
+        if bytes.get(open) == Some(&b'{') {
+            let (members, _) = crate::import::scan_members(bytes, open);
+            let find = |k: &str| members.iter().find(|m| m.key == k);
+            if let Some(Ok(span)) = find("tools").map(|m| m.value.clone()) {
+                let raw = &bytes[span.start..span.end];
+                let rollout_line = find("dataset").is_some() || find("steps").is_some();
+                if !ctx.schema_checks {
+                    // Checks are off: the definitions are not read, so they cannot fail a line.
+                    if !rollout_line {
+                        return Ok(CanonicalLine::Tools(None));
+                    }
+                    let (parsed, mut extra) = parse_wire(bytes)?;
+                    extra.has_tools = true;
+                    return Ok(CanonicalLine::Rollout(parsed, extra));
+                }
+                let cached = ctx
+                    .cache
+                    .as_ref()
+                    .filter(|(c, _)| c.as_slice() == raw)
+                    .map(|(_, set)| Arc::clone(set));
+                let set = if raw == b"null" {
+                    None
+                } else if cached.is_some() {
+                    cached
+                } else {
+                    let value: serde_json::Value = serde_json::from_slice(raw)
+                        .map_err(|e| LineError::Json(format!("tools: {e}")))?;
+                    let set = ToolSet::from_json(&value).map_err(|e| LineError::Invalid {
+                        field: "tools".to_string(),
+                        problem: e.0,
+                    })?;
+                    let set = Arc::new(set);
+                    ctx.cache = Some((raw.to_vec(), Arc::clone(&set)));
+                    Some(set)
+                };
+                if !rollout_line {
+                    return Ok(CanonicalLine::Tools(set));
+                }
+                has_tools = true;
+                if let Some(s) = &set {
+                    unusable.clone_from(&s.unusable);
+                }
+                line_tools = set;
+            }
+        }
+    }
+    let (mut parsed, mut extra) = parse_wire(bytes)?;
+    extra.has_tools = has_tools;
+    extra.unusable_tools = unusable;
+    let tools = if has_tools {
+        line_tools
+    } else {
+        ctx.tools.clone()
+    };
+    if let (true, Some(tools), false) = (ctx.schema_checks, tools, parsed.no_tool) {
+        schema_fold(bytes, &tools, &mut parsed, &mut extra)?;
+    }
+    Ok(CanonicalLine::Rollout(parsed, extra))
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Re-reads the steps of a line with the schema check in front of each step's own verdict.
+fn schema_fold(
+    bytes: &[u8],
+    tools: &ToolSet,
+    parsed: &mut ParsedRollout,
+    extra: &mut LineExtra,
+) -> Result<(), LineError> {
+    let open = crate::import::scan_skip_ws(bytes, 0);
+    let (members, _) = crate::import::scan_members(bytes, open);
+    let Some(steps) = members.iter().find(|m| m.key == "steps") else {
+        return Ok(());
+    };
+    let mut first: Option<(u32, ParsedFailure, FailureSource)> = None;
+    for (i, span) in crate::import::scan_elements(bytes, steps.start).enumerate() {
+        let span = span.map_err(|e| LineError::Json(format!("steps: {e}")))?;
+        let step: CheckedStep = serde_json::from_slice(&bytes[span.start..span.end])
+            .map_err(|e| LineError::Json(format!("steps[{i}]: {e}")))?;
+        let depth = i as u32 + 1;
+        let schema = step
+            .tool
+            .as_deref()
+            .and_then(|t| tools.check(t, step.args.as_ref()).err());
+        if let Some(message) = schema {
+            let failure = ParsedFailure {
+                label: Some(Label::Schema),
+                error: Some(truncate_chars(message, MAX_ERROR_CHARS)),
+                tool: step.tool,
+            };
+            first = Some((depth, failure, FailureSource::SchemaCheck));
+            break;
+        }
+        if is_rejected(step.ok, step.error.as_ref()) {
+            let source = failure_source(step.check.as_deref());
+            let failure = ParsedFailure {
+                label: step.label.map(|l| l.0),
+                error: step.error.and_then(|e| e.text),
+                tool: step.tool,
+            };
+            first = Some((depth, failure, source));
+            break;
+        }
+    }
+    match first {
+        Some((depth, failure, source)) => {
+            parsed.fed = depth;
+            parsed.failure = Some(failure);
+            extra.failure_source = Some(source);
+        }
+        None => {
+            parsed.fed = parsed.horizon + 1;
+            parsed.failure = None;
+            extra.failure_source = None;
+        }
+    }
+    Ok(())
+}
+
+/// A step as the schema check reads it: the verdict fields and the call itself.
+#[derive(Deserialize)]
+struct CheckedStep {
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    args: Option<serde_json::Value>,
+    #[serde(default)]
+    ok: Option<bool>,
+    #[serde(default)]
+    error: Option<WireError>,
+    #[serde(default)]
+    label: Option<WireLabel>,
+    #[serde(default)]
+    check: Option<String>,
+}
+
+fn failure_source(check: Option<&str>) -> FailureSource {
+    if check == Some("schema") {
+        FailureSource::SchemaCheck
+    } else {
+        FailureSource::Environment
+    }
+}
+
+fn is_rejected(ok: Option<bool>, error: Option<&WireError>) -> bool {
+    match ok {
+        Some(ok) => !ok,
+        None => error.is_some_and(|e| e.present),
+    }
+}
+
+fn parse_wire(bytes: &[u8]) -> Result<(ParsedRollout, LineExtra), LineError> {
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(LineError::InvalidUtf8 {
             at_byte: e.valid_up_to(),
@@ -130,10 +365,12 @@ struct WireRollout {
     label: Option<WireLabel>,
     #[serde(default)]
     cost: Option<WireCost>,
+    #[serde(default)]
+    meta: Option<WireMeta>,
 }
 
 impl WireRollout {
-    fn validate(self) -> Result<ParsedRollout, LineError> {
+    fn validate(self) -> Result<(ParsedRollout, LineExtra), LineError> {
         for (name, value) in [
             ("dataset", &self.dataset),
             ("model", &self.model),
@@ -149,6 +386,10 @@ impl WireRollout {
         let cost = self.cost.unwrap_or_default().validate()?;
         let steps = self.steps;
         let no_tool = steps.count == 0;
+        let failure_source = match (&steps.first_failure, no_tool) {
+            (Some(_), false) => Some(failure_source(steps.first_check.as_deref())),
+            _ => None,
+        };
         let (horizon, fed, failure) = if no_tool {
             // A rollout that stopped before any tool call is one terminal no-tool action (T = 1),
             // executable only where the benchmark allows finishing without tools.
@@ -168,7 +409,18 @@ impl WireRollout {
                 None => (steps.count, steps.count + 1, None),
             }
         };
-        Ok(ParsedRollout {
+        let failure_source = if no_tool {
+            // A no-tool rollout's single action is judged by the log, not by a tool schema.
+            failure.as_ref().map(|_| FailureSource::Environment)
+        } else {
+            failure_source
+        };
+        let extra = LineExtra {
+            failure_source,
+            termination_reason: self.meta.and_then(|m| m.termination_reason),
+            ..LineExtra::default()
+        };
+        let parsed = ParsedRollout {
             dataset: self.dataset,
             task_id: self.task_id.0,
             model: self.model,
@@ -179,7 +431,65 @@ impl WireRollout {
             failure,
             cost,
             no_tool,
-        })
+        };
+        Ok((parsed, extra))
+    }
+}
+
+/// `meta`: any JSON value; only a string `termination_reason` of an object is read, anything
+/// else is ignored (meta is free-form).
+struct WireMeta {
+    termination_reason: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for WireMeta {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = WireMeta;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMeta, A::Error> {
+                let mut termination_reason = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "termination_reason" {
+                        let v = map.next_value::<serde_json::Value>()?;
+                        termination_reason = v.as_str().map(str::to_string);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(WireMeta { termination_reason })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMeta, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(WireMeta {
+                    termination_reason: None,
+                })
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMeta, E> {
+                Ok(WireMeta {
+                    termination_reason: None,
+                })
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMeta, E> {
+                self.visit_bool(false)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<WireMeta, E> {
+                self.visit_bool(false)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<WireMeta, E> {
+                self.visit_bool(false)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<WireMeta, E> {
+                self.visit_bool(false)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<WireMeta, E> {
+                self.visit_bool(false)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -299,10 +609,12 @@ impl WireCost {
     }
 }
 
-/// The steps array, folded while it streams: its length and its first failure.
+/// The steps array, folded while it streams: its length, its first failure and that step's
+/// `check` marker.
 struct WireSteps {
     count: u32,
     first_failure: Option<(u32, ParsedFailure)>,
+    first_check: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for WireSteps {
@@ -317,6 +629,7 @@ impl<'de> Deserialize<'de> for WireSteps {
                 let mut steps = WireSteps {
                     count: 0,
                     first_failure: None,
+                    first_check: None,
                 };
                 while let Some(step) = seq.next_element::<WireStep>()? {
                     steps.count = steps
@@ -324,6 +637,7 @@ impl<'de> Deserialize<'de> for WireSteps {
                         .checked_add(1)
                         .ok_or_else(|| de::Error::custom("more than 2^32 steps"))?;
                     if steps.first_failure.is_none() && step.rejected() {
+                        steps.first_check = step.check;
                         let failure = ParsedFailure {
                             label: step.label.map(|l| l.0),
                             error: step.error.and_then(|e| e.text),
@@ -349,14 +663,13 @@ struct WireStep {
     error: Option<WireError>,
     #[serde(default)]
     label: Option<WireLabel>,
+    #[serde(default)]
+    check: Option<String>,
 }
 
 impl WireStep {
     fn rejected(&self) -> bool {
-        match self.ok {
-            Some(ok) => !ok,
-            None => self.error.as_ref().is_some_and(|e| e.present),
-        }
+        is_rejected(self.ok, self.error.as_ref())
     }
 }
 
@@ -390,7 +703,8 @@ impl<'de> Deserialize<'de> for WireError {
     }
 }
 
-fn truncate_chars(mut s: String, max: usize) -> String {
+/// Cuts a text to `max` characters, marking the cut with `…`.
+pub(crate) fn truncate_chars(mut s: String, max: usize) -> String {
     if let Some((cut, _)) = s.char_indices().nth(max) {
         s.truncate(cut);
         s.push('…');
@@ -520,5 +834,55 @@ mod tests {
         let text = r.failure.unwrap().error.unwrap();
         assert_eq!(text.chars().count(), MAX_ERROR_CHARS + 1);
         assert!(text.ends_with('…'));
+    }
+
+    #[test]
+    fn tools_lines_and_schema_checks() {
+        let mut ctx = LineContext::new(true);
+        let tools = r#"{"tools": [{"name": "cd", "parameters": {"type": "object", "required": ["folder"]}}]}"#;
+        match parse_line_ext(tools.as_bytes(), &mut ctx).unwrap() {
+            CanonicalLine::Tools(Some(set)) => ctx.tools = Some(set),
+            other => panic!("{other:?}"),
+        }
+        let line =
+            format!(r#"{{{HEAD},"success":true,"steps":[{{"tool":"cd","args":{{}},"ok":true}}]}}"#);
+        let CanonicalLine::Rollout(r, extra) = parse_line_ext(line.as_bytes(), &mut ctx).unwrap()
+        else {
+            panic!("not a rollout")
+        };
+        assert_eq!(
+            (r.fed, extra.failure_source),
+            (1, Some(FailureSource::SchemaCheck))
+        );
+        assert_eq!(r.failure.unwrap().label, Some(Label::Schema));
+        // The plain parser is unchanged: the step executed.
+        assert_eq!(parse_line(line.as_bytes()).unwrap().fed, 2);
+        // Checks off: even malformed definitions are not read.
+        let mut off = LineContext::new(false);
+        let bad =
+            format!(r#"{{{HEAD},"success":true,"tools":7,"steps":[{{"tool":"cd","ok":true}}]}}"#);
+        assert!(matches!(
+            parse_line_ext(bad.as_bytes(), &mut off),
+            Ok(CanonicalLine::Rollout(..))
+        ));
+        let e = parse_line_ext(bad.as_bytes(), &mut ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("tools:"), "{e}");
+        assert!(matches!(
+            parse_line_ext(br#"{"tools": 7}"#, &mut off),
+            Ok(CanonicalLine::Tools(None))
+        ));
+        // meta.termination_reason is read; meta of any other shape is ignored.
+        let m = format!(
+            r#"{{{HEAD},"success":true,"steps":[],"meta":{{"termination_reason":"timeout","x":[1]}}}}"#
+        );
+        let CanonicalLine::Rollout(_, extra) = parse_line_ext(m.as_bytes(), &mut off).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(extra.termination_reason.as_deref(), Some("timeout"));
+        let m = format!(r#"{{{HEAD},"success":true,"steps":[],"meta":[1,{{"a":2}}]}}"#);
+        assert!(parse_line(m.as_bytes()).is_ok());
     }
 }

@@ -1,8 +1,14 @@
 //! Input: byte chunks in, a [`Corpus`] of rollouts and diagnostics out.
 //!
 //! [`Ingest`] accepts any number of files, each as a sequence of byte chunks, and never fails as
-//! a whole: a bad line becomes a [`Diagnostic`] naming the file and line, and every valid line is
+//! a whole: a bad line becomes a [`Diagnostic`](crate::rollout::Diagnostic) naming the file and line, and every valid line is
 //! still scored.
+//!
+//! Each file's format is recognised from its first line ([`crate::import::detect`]): canonical
+//! JSONL and BFCL files are read line by line as the chunks arrive (memory grows with the number
+//! of rollouts, not with the file size); the JSON documents of tau-bench and tau2 are buffered
+//! until the file ends and converted then; BFCL result/score pairs and tau2 directory-form runs,
+//! which need several files, are resolved when the input ends ([`Ingest::finish`]).
 //!
 //! ```
 //! use prefix_exec::input::Ingest;
@@ -19,19 +25,63 @@
 pub mod canonical;
 pub mod lines;
 
-use crate::rollout::{Corpus, Diagnostic, FirstFailure, InputFile, Rollout, Source};
-use canonical::{parse_line, ParsedRollout};
+use crate::import::detect::{sniff, Sniff};
+use crate::import::session::Session;
+use crate::import::{Format, ImportOptions, ImportSummary};
+use crate::rollout::{Corpus, FirstFailure, InputFile, Rollout, Source};
+use canonical::ParsedRollout;
 use lines::{Line, LineSplitter};
 
 /// Handle of a file being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileId(u32);
 
+impl FileId {
+    /// The file's index in [`Corpus::files`] (and in [`ImportSummary::files`]).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How a file's bytes are being read.
+#[derive(Debug)]
+enum Reader {
+    /// The format is not known yet: the first bytes are held until the first line is complete.
+    Detecting(Vec<u8>),
+    /// Line by line.
+    Lines {
+        splitter: LineSplitter,
+        format: Format,
+    },
+    /// A whole JSON document, buffered until the file ends.
+    Document(Vec<u8>),
+    Ended,
+}
+
 /// Incremental reader of rollout files; see the module documentation.
-#[derive(Debug, Default)]
 pub struct Ingest {
     corpus: Corpus,
-    splitters: Vec<Option<LineSplitter>>,
+    readers: Vec<Reader>,
+    session: Session,
+}
+
+impl Default for Ingest {
+    fn default() -> Self {
+        Ingest {
+            corpus: Corpus::default(),
+            readers: Vec::new(),
+            session: Session::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Ingest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ingest")
+            .field("files", &self.corpus.files)
+            .field("rollouts", &self.corpus.rollouts.len())
+            .finish()
+    }
 }
 
 impl Ingest {
@@ -39,51 +89,124 @@ impl Ingest {
         Self::default()
     }
 
-    /// Starts a file; its chunks are then given to [`Ingest::push`].
+    /// An ingest that also keeps the canonical line of every rollout it adds, in the order they
+    /// enter the corpus, for [`Ingest::drain_converted`] (`prefix-exec convert`).
+    pub fn converting() -> Self {
+        let mut ingest = Self::default();
+        ingest.session.keep_converted();
+        ingest
+    }
+
+    /// Starts a file with the default [`ImportOptions`]; its chunks are then given to
+    /// [`Ingest::push`].
     pub fn begin_file(&mut self, name: &str) -> FileId {
+        self.begin_file_with(name, ImportOptions::default())
+    }
+
+    /// Starts a file with its own import options (name overrides, exclusions, schema checks).
+    /// The name should keep its folders where known: BFCL and tau2 runs are partly identified
+    /// by them.
+    pub fn begin_file_with(&mut self, name: &str, options: ImportOptions) -> FileId {
         let id = FileId(self.corpus.files.len() as u32);
         self.corpus.files.push(InputFile {
             name: name.to_string(),
             ..InputFile::default()
         });
-        self.splitters.push(Some(LineSplitter::new()));
+        self.readers.push(Reader::Detecting(Vec::new()));
+        self.session.begin_file(name, options);
         id
     }
 
     /// Feeds the next chunk of a file.
     pub fn push(&mut self, file: FileId, chunk: &[u8]) {
-        let Some(splitter) = self.splitters[file.0 as usize].as_mut() else {
+        let i = file.index();
+        let Some(reader) = self.readers.get_mut(i) else {
             return;
         };
-        let corpus = &mut self.corpus;
-        splitter.push(chunk, &mut |line| accept_line(corpus, file, line));
-        corpus.files[file.0 as usize].bytes = splitter.bytes();
+        match reader {
+            Reader::Detecting(head) => {
+                head.extend_from_slice(chunk);
+                self.corpus.files[i].bytes = head.len() as u64;
+                // The first line can only complete with a line break in this chunk.
+                if chunk.contains(&b'\n') {
+                    self.detect(file, false);
+                }
+            }
+            Reader::Lines { splitter, format } => {
+                let format = *format;
+                let (corpus, session) = (&mut self.corpus, &mut self.session);
+                splitter.push(chunk, &mut |line| {
+                    accept_line(corpus, session, file, format, line)
+                });
+                corpus.files[i].bytes = splitter.bytes();
+            }
+            Reader::Document(bytes) => {
+                bytes.extend_from_slice(chunk);
+                self.corpus.files[i].bytes = bytes.len() as u64;
+            }
+            Reader::Ended => {}
+        }
     }
 
-    /// Ends a file: a last line without a line break is read now.
-    pub fn end_file(&mut self, file: FileId) {
-        let Some(mut splitter) = self.splitters[file.0 as usize].take() else {
+    /// Decides how to read a file from its first bytes, once they suffice (or at its end).
+    fn detect(&mut self, file: FileId, eof: bool) {
+        let i = file.index();
+        let Reader::Detecting(head) = &mut self.readers[i] else {
             return;
         };
-        let corpus = &mut self.corpus;
-        splitter.finish(&mut |line| accept_line(corpus, file, line));
-        let info = &mut corpus.files[file.0 as usize];
-        info.bytes = splitter.bytes();
-        info.lines = splitter.lines();
-        if info.rollouts == 0 && info.errors == 0 {
-            let name = info.name.clone();
-            corpus.push_diagnostic(Diagnostic {
-                file: name,
-                line: None,
-                message: "the file holds no rollouts (it is empty or has only blank lines)"
-                    .to_string(),
-            });
+        match sniff(head, eof) {
+            Sniff::NeedMore => {}
+            Sniff::Document => {
+                let bytes = std::mem::take(head);
+                self.readers[i] = Reader::Document(bytes);
+            }
+            Sniff::Lines { format, recognised } => {
+                let head = std::mem::take(head);
+                self.session.set_format(i, format, recognised);
+                self.readers[i] = Reader::Lines {
+                    splitter: LineSplitter::new(),
+                    format,
+                };
+                self.push(file, &head);
+            }
         }
+    }
+
+    /// Ends a file: a last line without a line break is read now, and a buffered document is
+    /// converted.
+    pub fn end_file(&mut self, file: FileId) {
+        let i = file.index();
+        if i >= self.readers.len() {
+            return;
+        }
+        if matches!(self.readers[i], Reader::Detecting(_)) {
+            self.detect(file, true);
+        }
+        match std::mem::replace(&mut self.readers[i], Reader::Ended) {
+            Reader::Lines {
+                mut splitter,
+                format,
+            } => {
+                let (corpus, session) = (&mut self.corpus, &mut self.session);
+                splitter.finish(&mut |line| accept_line(corpus, session, file, format, line));
+                let info = &mut corpus.files[i];
+                info.bytes = splitter.bytes();
+                info.lines = splitter.lines();
+            }
+            Reader::Document(bytes) => {
+                let info = &mut self.corpus.files[i];
+                info.bytes = bytes.len() as u64;
+                info.lines = count_lines(&bytes);
+                self.session.document(&mut self.corpus, i, &bytes);
+            }
+            Reader::Detecting(_) | Reader::Ended => return,
+        }
+        self.session.end_file(&mut self.corpus, i);
     }
 
     /// Bytes read so far from a file.
     pub fn bytes_read(&self, file: FileId) -> u64 {
-        self.corpus.files[file.0 as usize].bytes
+        self.corpus.files[file.index()].bytes
     }
 
     /// Rollouts read so far, over all files.
@@ -91,12 +214,35 @@ impl Ingest {
         self.corpus.rollouts.len()
     }
 
-    /// Ends the input; files not ended yet are ended now.
-    pub fn finish(mut self) -> Corpus {
-        for i in 0..self.splitters.len() {
+    /// The format detected for a file so far (`None` while undecided or unrecognised).
+    pub fn file_format(&self, file: FileId) -> Option<Format> {
+        self.session.format(file.index())
+    }
+
+    /// Ends every file not ended yet and resolves what needs several files (BFCL result/score
+    /// pairs, tau2 directory-form runs). Idempotent; [`Ingest::finish`] calls it.
+    pub fn end_all(&mut self) {
+        for i in 0..self.readers.len() {
             self.end_file(FileId(i as u32));
         }
-        self.corpus
+        self.session.resolve(&mut self.corpus);
+    }
+
+    /// With [`Ingest::converting`]: the canonical lines of the rollouts added since the last
+    /// call, in corpus order (a `{"tools": …}` line precedes rollouts checked against it).
+    pub fn drain_converted(&mut self) -> Vec<String> {
+        self.session.drain_converted()
+    }
+
+    /// Ends the input; files not ended yet are ended now.
+    pub fn finish(self) -> Corpus {
+        self.finish_with_summary().0
+    }
+
+    /// Ends the input and returns the corpus with what the importers found.
+    pub fn finish_with_summary(mut self) -> (Corpus, ImportSummary) {
+        self.end_all();
+        (self.corpus, self.session.summary)
     }
 }
 
@@ -111,7 +257,20 @@ pub fn read_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> C
     ingest.finish()
 }
 
-fn accept_line(corpus: &mut Corpus, file: FileId, line: Line<'_>) {
+/// Lines of a buffered document, counted as [`LineSplitter`] counts them.
+fn count_lines(bytes: &[u8]) -> u64 {
+    let breaks = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    let body = crate::import::detect::strip_bom(bytes);
+    breaks + u64::from(!body.is_empty() && !body.ends_with(b"\n"))
+}
+
+fn accept_line(
+    corpus: &mut Corpus,
+    session: &mut Session,
+    file: FileId,
+    format: Format,
+    line: Line<'_>,
+) {
     let (number, offset, bytes) = match line {
         Line::Text {
             number,
@@ -121,44 +280,24 @@ fn accept_line(corpus: &mut Corpus, file: FileId, line: Line<'_>) {
         Line::TooLong {
             number, offset: _, ..
         } => {
-            return reject(
-                corpus,
-                file,
-                number,
-                format!(
+            let info = &mut corpus.files[file.index()];
+            info.errors += 1;
+            let name = info.name.clone();
+            corpus.push_diagnostic(crate::rollout::Diagnostic {
+                file: name,
+                line: Some(number),
+                message: format!(
                     "line longer than {} MiB; skipped",
                     lines::MAX_LINE_BYTES >> 20
                 ),
-            )
+            });
+            return;
         }
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    match parse_line(bytes) {
-        Ok(parsed) => {
-            let source = Source {
-                file: file.0,
-                line: number,
-                offset,
-                len: bytes.len() as u64,
-            };
-            add_rollout(corpus, parsed, source);
-            corpus.files[file.0 as usize].rollouts += 1;
-        }
-        Err(e) => reject(corpus, file, number, e.to_string()),
-    }
-}
-
-fn reject(corpus: &mut Corpus, file: FileId, line: u64, message: String) {
-    let info = &mut corpus.files[file.0 as usize];
-    info.errors += 1;
-    let name = info.name.clone();
-    corpus.push_diagnostic(Diagnostic {
-        file: name,
-        line: Some(line),
-        message,
-    });
+    session.line(corpus, file.index(), format, number, offset, bytes);
 }
 
 /// Interns a parsed rollout into the corpus.

@@ -63,6 +63,77 @@ pub fn bootstrap_block(
     }
 }
 
+/// Sizes of one block's resampling.
+struct Shape {
+    n_tasks: u32,
+    n_conds: usize,
+    int_width: usize,
+    int_row: usize,
+    k_max: usize,
+    stats: usize,
+    resamples: usize,
+}
+
+/// Draws one resample and stores its statistics in column `b` of `values`.
+///
+/// A function of its own, never inlined: WebAssembly engines optimise a function fully only
+/// after it has been called a few times, so a loop body that stays inside one long call would
+/// run in the baseline tier for a whole dataset.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn one_resample<T: Count>(
+    shape: &Shape,
+    ints: &[T],
+    aucs: &[f64],
+    rng: &mut Resampler,
+    acc: &mut [T],
+    acc_auc: &mut [f64],
+    values: &mut [f64],
+    b: usize,
+) {
+    let Shape {
+        n_tasks,
+        n_conds,
+        int_width,
+        int_row,
+        k_max,
+        stats,
+        resamples,
+    } = *shape;
+    let int_col = |col: usize| if col < COL_AUC { col } else { col - 1 };
+    acc.fill(T::default());
+    acc_auc.fill(0.0);
+    for _ in 0..n_tasks {
+        let t = rng.index(n_tasks) as usize;
+        for (a, &x) in acc.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
+            *a += x;
+        }
+        for (a, &x) in acc_auc
+            .iter_mut()
+            .zip(&aucs[t * n_conds..(t + 1) * n_conds])
+        {
+            *a += x;
+        }
+    }
+    for c in 0..n_conds {
+        let cell = &acc[c * int_width..(c + 1) * int_width];
+        let col = |col: usize| cell[int_col(col)].to_f64();
+        let n = col(COL_N);
+        if n == 0.0 {
+            continue; // undefined in this resample: stays NaN
+        }
+        let base = c * stats;
+        let mut put = |s: usize, v: f64| values[(base + s) * resamples + b] = v;
+        put(STAT_TER, col(COL_FULL) / n);
+        put(STAT_MEAN_FED, col(COL_FED) / n);
+        put(STAT_AUC, acc_auc[c] / n);
+        put(STAT_SUCCESS, col(COL_SUCCESS) / n);
+        for k in 0..k_max {
+            put(STAT_PEC + k, col(COL_SURVIVORS + k) / n);
+        }
+    }
+}
+
 /// An accumulator type for the integer columns.
 trait Count: Copy + Default + std::ops::AddAssign {
     fn from_cell(v: f64) -> Self;
@@ -98,7 +169,6 @@ fn run<T: Count>(
     let stats = STAT_PEC + k_max;
     // Integer columns (all but AUC) per task row, and the AUC column apart.
     let int_width = block.width - 1;
-    let int_col = |col: usize| if col < COL_AUC { col } else { col - 1 };
     let mut ints: Vec<T> = Vec::with_capacity(block.cells.len());
     let mut aucs: Vec<f64> = Vec::with_capacity(block.cells.len() / block.width);
     for cell in block.cells.chunks_exact(block.width) {
@@ -116,38 +186,26 @@ fn run<T: Count>(
     let mut rng = Resampler::new(seed, &block.dataset);
     let mut acc = vec![T::default(); int_row];
     let mut acc_auc = vec![0.0f64; n_conds];
+    let shape = Shape {
+        n_tasks,
+        n_conds,
+        int_width,
+        int_row,
+        k_max,
+        stats,
+        resamples,
+    };
     for b in 0..resamples {
-        acc.fill(T::default());
-        acc_auc.fill(0.0);
-        for _ in 0..n_tasks {
-            let t = rng.index(n_tasks) as usize;
-            for (a, &x) in acc.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
-                *a += x;
-            }
-            for (a, &x) in acc_auc
-                .iter_mut()
-                .zip(&aucs[t * n_conds..(t + 1) * n_conds])
-            {
-                *a += x;
-            }
-        }
-        for c in 0..n_conds {
-            let cell = &acc[c * int_width..(c + 1) * int_width];
-            let col = |col: usize| cell[int_col(col)].to_f64();
-            let n = col(COL_N);
-            if n == 0.0 {
-                continue; // undefined in this resample: stays NaN
-            }
-            let base = c * stats;
-            let mut put = |s: usize, v: f64| values[(base + s) * resamples + b] = v;
-            put(STAT_TER, col(COL_FULL) / n);
-            put(STAT_MEAN_FED, col(COL_FED) / n);
-            put(STAT_AUC, acc_auc[c] / n);
-            put(STAT_SUCCESS, col(COL_SUCCESS) / n);
-            for k in 0..k_max {
-                put(STAT_PEC + k, col(COL_SURVIVORS + k) / n);
-            }
-        }
+        one_resample(
+            &shape,
+            &ints,
+            &aucs,
+            &mut rng,
+            &mut acc,
+            &mut acc_auc,
+            &mut values,
+            b,
+        );
         if (b + 1) % 256 == 0 || b + 1 == resamples {
             progress(b + 1);
         }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints (native and wasm32), the Rust test suites, the release
+# browser build, and the end-to-end tests in headless Chromium. Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/node_modules/.bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy (native, all targets)"
+cargo clippy --all-targets --locked -- -D warnings
+step "cargo clippy (wasm32: app, worker, library)"
+cargo clippy --lib --bins --target wasm32-unknown-unknown --locked -- -D warnings
+step "cargo test"
+cargo test --locked
+step "trunk build --release"
+trunk build --release --locked
+step "end-to-end tests (headless Chromium)"
+node --test --test-concurrency=1 e2e/

@@ -1,0 +1,524 @@
+//! BFCL multi-turn (v3/v4): a `…_result.json` file (JSON Lines, one test per line) together with
+//! the matching `…_score.json` of the same run.
+//!
+//! The rules (also in `docs/formats.md`):
+//! - one rollout per result line; task id `id`; dataset `bfcl/<category>`, the category being the
+//!   id without its trailing `_<number>` (`multi_turn_base`, `multi_turn_miss_func`,
+//!   `multi_turn_miss_param`, `multi_turn_long_context`); model from the score file's
+//!   `model_name`, else the result file's folder; method `fc`;
+//! - steps from `inference_log`: for each turn, each `step_<i>` in numeric order, the calls the
+//!   harness decoded (`model_response_decoded` of the `handler_log` entry), matched by position
+//!   to the `role: "tool"` entries of that step;
+//! - a step is rejected iff its tool output starts with `Error during execution`, or parses (as
+//!   JSON, or as a Python literal — BFCL logs `str()` of the executor's return value) to an object
+//!   with an `error` key, or to a list whose first element has one; `None` and other plain values
+//!   are accepted; a decoded call without a tool output is rejected;
+//! - success comes from the score file: its first line is a summary (`accuracy`, `correct_count`,
+//!   `total_count`) and the others list *failures only*, so a result id absent from them
+//!   succeeded. Without the score file success is unknown and the result file is refused with a
+//!   message asking for it;
+//! - result lines with a `traceback` are inference errors (the model call crashed, there is no
+//!   trajectory): skipped and counted;
+//! - a result line without `inference_log` (some leaderboard submissions keep only the decoded
+//!   calls) has no tool outputs: its steps come from `result` and carry no verdict, so they count
+//!   as executed; the file diagnostic says how many such rollouts there are, because TER and PEC
+//!   are then upper bounds;
+//! - tokens = Σ `input_token_count` + Σ `output_token_count`, latency = Σ `latency` (BFCL nests
+//!   them per turn and per step);
+//! - a rollout without any call is one terminal no-tool action, executable iff it succeeded.
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::draft::{cost_value, sum_numbers, Draft, RawStep, Verdict};
+use super::pyrepr;
+use super::tau_bench::arguments;
+use super::{json_error, Id};
+use crate::rollout::Cost;
+
+/// One result line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ResultLine {
+    Test(Test),
+    /// An inference error: no trajectory to score.
+    InferenceError {
+        id: String,
+    },
+}
+
+/// One test's trajectory, before its success is known.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Test {
+    pub id: String,
+    pub category: String,
+    pub steps: Vec<RawStep>,
+    pub cost: Cost,
+    /// False when the line had no `inference_log` (no tool outputs).
+    pub has_outputs: bool,
+}
+
+#[derive(Deserialize)]
+struct WireResult {
+    id: Id,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    inference_log: Option<Vec<Value>>,
+    #[serde(default)]
+    traceback: Option<Value>,
+    #[serde(default)]
+    input_token_count: Option<Value>,
+    #[serde(default)]
+    output_token_count: Option<Value>,
+    #[serde(default)]
+    latency: Option<Value>,
+}
+
+/// Reads one result line.
+pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    de.end().map_err(|e| e.to_string())?;
+    let id = wire.id.0;
+    if wire.traceback.is_some() {
+        return Ok(ResultLine::InferenceError { id });
+    }
+    let (steps, has_outputs) = match (&wire.inference_log, &wire.result) {
+        (Some(log), _) => (steps_from_log(log)?, true),
+        (None, Some(result)) => (steps_from_result(result)?, false),
+        (None, None) => {
+            return Err("neither `inference_log` nor `result`: nothing to score".to_string())
+        }
+    };
+    let tokens = match (
+        wire.input_token_count.as_ref().and_then(sum_numbers),
+        wire.output_token_count.as_ref().and_then(sum_numbers),
+    ) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    };
+    Ok(ResultLine::Test(Test {
+        category: category_of(&id),
+        id,
+        steps,
+        cost: Cost {
+            tokens: cost_value(tokens),
+            latency_s: cost_value(wire.latency.as_ref().and_then(sum_numbers)),
+            usd: None,
+        },
+        has_outputs,
+    }))
+}
+
+/// `multi_turn_base_12` → `multi_turn_base`.
+pub(crate) fn category_of(id: &str) -> String {
+    match id.rsplit_once('_') {
+        Some((head, n))
+            if !head.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            head.to_string()
+        }
+        _ => id.to_string(),
+    }
+}
+
+/// The inference log: a list of turns (objects with `step_<i>` keys) interleaved with state
+/// snapshots (lists), which are skipped.
+fn steps_from_log(log: &[Value]) -> Result<Vec<RawStep>, String> {
+    let mut out = Vec::new();
+    for (t, turn) in log.iter().enumerate() {
+        let Value::Object(turn) = turn else {
+            continue;
+        };
+        let mut keyed: Vec<(u64, &Value)> = turn
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix("step_")?.parse().ok()?, v)))
+            .collect();
+        keyed.sort_by_key(|(i, _)| *i);
+        for (i, entries) in keyed {
+            let Value::Array(entries) = entries else {
+                return Err(format!(
+                    "inference_log[{t}].step_{i}: expected a list of log entries, found {}",
+                    super::schema_check::kind(entries)
+                ));
+            };
+            out.extend(step_calls(entries));
+        }
+    }
+    Ok(out)
+}
+
+/// The calls of one step, each with the tool output at the same position.
+fn step_calls(entries: &[Value]) -> Vec<RawStep> {
+    let role = |e: &Value| {
+        e.get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut decoded: Vec<String> = Vec::new();
+    let mut raw_args: Vec<Value> = Vec::new();
+    let mut outputs: Vec<&Value> = Vec::new();
+    for e in entries {
+        match role(e).as_str() {
+            "handler_log" => {
+                if let Some(calls) = e.get("model_response_decoded").and_then(Value::as_array) {
+                    decoded.extend(calls.iter().map(|c| match c {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    }));
+                }
+            }
+            "assistant" => {
+                // Function-calling models log `[{"name": "<json args>"}, …]`: the arguments.
+                if let Some(calls) = e.get("content").and_then(Value::as_array) {
+                    raw_args.extend(calls.iter().filter_map(|c| {
+                        let (_, args) = c.as_object()?.iter().next()?;
+                        Some(arguments(args))
+                    }));
+                }
+            }
+            "tool" => outputs.push(e.get("content").unwrap_or(&Value::Null)),
+            _ => {}
+        }
+    }
+    let args_align = raw_args.len() == decoded.len();
+    decoded
+        .into_iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let tool = call.split('(').next().unwrap_or("").trim().to_string();
+            let verdict = match outputs.get(i) {
+                None => Verdict::Rejected(Some(
+                    "no tool output was logged for this decoded call".to_string(),
+                )),
+                Some(out) => output_verdict(out),
+            };
+            RawStep {
+                tool: (!tool.is_empty()).then_some(tool),
+                args: if args_align {
+                    raw_args.get(i).cloned()
+                } else {
+                    None
+                },
+                verdict,
+                call: Some(call),
+            }
+        })
+        .collect()
+}
+
+/// The rejection rule for one tool output.
+pub(crate) fn output_verdict(out: &Value) -> Verdict {
+    let rejected = match out {
+        Value::String(s) => {
+            s.starts_with("Error during execution")
+                || match serde_json::from_str::<Value>(s) {
+                    Ok(v) => json_has_error(&v),
+                    Err(_) => pyrepr::parse(s).is_some_and(|p| match &p {
+                        pyrepr::Py::List(items) => {
+                            items.first().is_some_and(|f| f.has_key("error"))
+                        }
+                        other => other.has_key("error"),
+                    }),
+                }
+        }
+        other => json_has_error(other),
+    };
+    if rejected {
+        Verdict::Rejected(Some(match out {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))
+    } else {
+        Verdict::Accepted
+    }
+}
+
+fn json_has_error(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.contains_key("error"),
+        Value::Array(items) => items
+            .first()
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.contains_key("error")),
+        _ => false,
+    }
+}
+
+/// Steps from `result` (turns → steps → calls `{name: "<json args>"}`), without outputs.
+fn steps_from_result(result: &Value) -> Result<Vec<RawStep>, String> {
+    let Value::Array(turns) = result else {
+        return Err(format!(
+            "`result` is {}, not the list of turns of a multi-turn test (and there is no \
+             inference_log)",
+            super::schema_check::kind(result)
+        ));
+    };
+    let mut out = Vec::new();
+    for step in turns.iter().filter_map(Value::as_array).flatten() {
+        for call in step.as_array().into_iter().flatten() {
+            let Some((name, args)) = call.as_object().and_then(|o| o.iter().next()) else {
+                continue;
+            };
+            out.push(RawStep {
+                tool: Some(name.clone()),
+                args: Some(arguments(args)),
+                verdict: Verdict::Unrecorded,
+                call: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The score file's first line.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+pub struct ScoreSummary {
+    pub accuracy: f64,
+    pub correct_count: u64,
+    pub total_count: u64,
+}
+
+/// A failure line of the score file.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ScoreFailure {
+    pub id: String,
+    pub model_name: Option<String>,
+    pub category: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireFailure {
+    id: Id,
+    #[serde(default)]
+    model_name: Option<String>,
+    #[serde(default)]
+    test_category: Option<String>,
+}
+
+pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "the first line of a BFCL score file must be its summary {{\"accuracy\", \
+             \"correct_count\", \"total_count\"}}: {e}"
+        )
+    })
+}
+
+pub(crate) fn read_score_failure(bytes: &[u8]) -> Result<ScoreFailure, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let w: WireFailure = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    Ok(ScoreFailure {
+        id: w.id.0,
+        model_name: w.model_name.filter(|m| !m.trim().is_empty()),
+        category: w.test_category.filter(|c| !c.trim().is_empty()),
+    })
+}
+
+/// The model named by a BFCL file's folder: the nearest folder that is not one of BFCL's own
+/// layout folders (`result/<model>/multi_turn/…`, `score/<model>/multi_turn/…`).
+pub(crate) fn model_from_path(name: &str) -> Option<String> {
+    const LAYOUT: [&str; 8] = [
+        "result",
+        "results",
+        "score",
+        "scores",
+        "multi_turn",
+        "non_live",
+        "live",
+        ".",
+    ];
+    let mut parts: Vec<&str> = name.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    parts.pop();
+    parts
+        .into_iter()
+        .rev()
+        .find(|p| !LAYOUT.contains(p))
+        .map(str::to_string)
+}
+
+/// The category named by a BFCL file name: `BFCL_v4_multi_turn_base_score.json` →
+/// `multi_turn_base` (used only when the file's lines do not say).
+pub(crate) fn category_from_name(name: &str) -> Option<String> {
+    let base = name.rsplit(['/', '\\']).next()?;
+    let stem = base
+        .strip_suffix("_score.json")
+        .or_else(|| base.strip_suffix("_result.json"))?;
+    let rest = stem.strip_prefix("BFCL_v")?;
+    let (_, category) = rest.split_once('_')?;
+    (!category.is_empty()).then(|| category.to_string())
+}
+
+/// Builds the rollout of a test once its success and names are known.
+pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
+    let mut meta = Map::new();
+    meta.insert("format".into(), "bfcl".into());
+    if !test.has_outputs {
+        meta.insert(
+            "tool_outputs".into(),
+            "missing: no inference_log, steps taken from result without verdicts".into(),
+        );
+    }
+    Draft {
+        dataset: format!("bfcl/{}", test.category),
+        task_id: test.id,
+        model,
+        method: "fc".to_string(),
+        success,
+        no_tool_ok: success,
+        steps: test.steps,
+        cost: test.cost,
+        meta,
+    }
+}
+
+/// What a score file says, accumulated line by line.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ScoreFile {
+    pub summary: Option<ScoreSummary>,
+    pub failed: HashSet<String>,
+    pub model: Option<String>,
+    pub category: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rejection_rule() {
+        let rejected = |v: Value| matches!(output_verdict(&v), Verdict::Rejected(_));
+        assert!(rejected(json!("Error during execution: invalid syntax")));
+        assert!(rejected(json!("{\"error\": \"No such file\"}")));
+        assert!(rejected(json!("{'error': 'No such file'}")));
+        assert!(rejected(json!("[{'error': 'x'}, {'id': 2}]")));
+        assert!(rejected(json!([{"error": "x"}])));
+        assert!(rejected(json!({"error": "x"})));
+        assert!(!rejected(json!("None")));
+        assert!(!rejected(json!(null)));
+        assert!(!rejected(json!("{\"result\": \"Error in the text only\"}")));
+        assert!(!rejected(json!("['RMS', 'SBK']")));
+        assert!(!rejected(json!("[{'id': 1}, {'error': 'second'}]")));
+        assert!(!rejected(json!("{'result': mpf('0.3')}")));
+        assert!(!rejected(json!("Error: not the BFCL prefix")));
+    }
+
+    #[test]
+    fn a_result_line_with_a_log() {
+        let line = json!({
+            "id": "multi_turn_base_7",
+            "result": [[[{"cd": "{\"folder\": \"a\"}"}]]],
+            "input_token_count": [[10, 20], [5]],
+            "output_token_count": [[1, 2], [3]],
+            "latency": [[0.5, 0.25], [1]],
+            "inference_log": [
+                [{"role": "state_info", "content": {}}],
+                {"begin_of_turn_query": [],
+                 "step_10": [{"role": "assistant", "content": []},
+                             {"role": "handler_log", "content": "Empty response", "model_response_decoded": []}],
+                 "step_2": [{"role": "assistant", "content": [{"mv": "{}"}]},
+                            {"role": "handler_log", "model_response_decoded": ["mv()"]}],
+                 "step_0": [{"role": "assistant", "content": [{"cd": "{\"folder\": \"a\"}"}, {"ls": "{}"}]},
+                            {"role": "handler_log", "model_response_decoded": ["cd(folder='a')", "ls()"]},
+                            {"role": "tool", "content": "{\"current_working_directory\": \"a\"}"},
+                            {"role": "tool", "content": "{'error': 'ls: denied'}"}]}
+            ]
+        });
+        let ResultLine::Test(t) = read_result_line(line.to_string().as_bytes()).unwrap() else {
+            panic!("not a test");
+        };
+        assert_eq!(t.category, "multi_turn_base");
+        let tools: Vec<_> = t.steps.iter().map(|s| s.tool.clone().unwrap()).collect();
+        assert_eq!(tools, ["cd", "ls", "mv"]);
+        assert_eq!(t.steps[0].args, Some(json!({"folder": "a"})));
+        assert_eq!(t.steps[0].verdict, Verdict::Accepted);
+        assert!(
+            matches!(t.steps[1].verdict, Verdict::Rejected(Some(ref e)) if e.contains("denied"))
+        );
+        assert!(
+            matches!(t.steps[2].verdict, Verdict::Rejected(Some(ref e)) if e.contains("no tool output"))
+        );
+        assert_eq!(t.cost.tokens, Some(41.0));
+        assert_eq!(t.cost.latency_s, Some(1.75));
+        assert!(t.has_outputs);
+    }
+
+    #[test]
+    fn other_result_lines() {
+        let tb = read_result_line(br#"{"id": "multi_turn_base_0", "result": "Error during inference", "traceback": "..."}"#);
+        assert_eq!(
+            tb,
+            Ok(ResultLine::InferenceError {
+                id: "multi_turn_base_0".into()
+            })
+        );
+        let ResultLine::Test(t) = read_result_line(
+            br#"{"id": "multi_turn_miss_func_3", "result": [[[{"pwd": "{}"}, {"ls": "{\"a\": true}"}]], [[{"cd": "{}"}]]], "input_token_count": 5, "output_token_count": 6, "latency": 1.5}"#,
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (t.steps.len(), t.has_outputs, t.category.as_str()),
+            (3, false, "multi_turn_miss_func")
+        );
+        assert_eq!(t.steps[1].args, Some(json!({"a": true})));
+        assert_eq!(t.steps[0].verdict, Verdict::Unrecorded);
+        assert_eq!(t.cost.tokens, Some(11.0));
+        assert!(read_result_line(br#"{"result": []}"#)
+            .unwrap_err()
+            .contains("id"));
+        assert!(read_result_line(br#"{"id": "x"}"#)
+            .unwrap_err()
+            .contains("inference_log"));
+        assert!(read_result_line(br#"{"id": "x", "result": "oops"}"#)
+            .unwrap_err()
+            .contains("string"));
+        assert!(
+            read_result_line(br#"{"id": "x", "inference_log": [{"step_0": 3}]}"#)
+                .unwrap_err()
+                .contains("step_0")
+        );
+    }
+
+    #[test]
+    fn names_and_scores() {
+        assert_eq!(
+            category_of("multi_turn_long_context_199"),
+            "multi_turn_long_context"
+        );
+        assert_eq!(category_of("weird"), "weird");
+        assert_eq!(
+            model_from_path(
+                "x/result/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_result.json"
+            )
+            .as_deref(),
+            Some("glyphh-ada-1.1")
+        );
+        assert_eq!(
+            model_from_path("gpt-oss-20b-vllm/score/BFCL_v4_multi_turn_base_score.json").as_deref(),
+            Some("gpt-oss-20b-vllm")
+        );
+        assert_eq!(model_from_path("BFCL_v4_multi_turn_base_score.json"), None);
+        assert_eq!(
+            category_from_name("a/BFCL_v3_multi_turn_miss_param_score.json").as_deref(),
+            Some("multi_turn_miss_param")
+        );
+        assert_eq!(category_from_name("scores.json"), None);
+        let s = read_score_summary(br#"{"accuracy": 0.5, "correct_count": 1, "total_count": 2}"#)
+            .unwrap();
+        assert_eq!(s.total_count, 2);
+        assert!(read_score_summary(br#"{"id": "x"}"#)
+            .unwrap_err()
+            .contains("summary"));
+        let f = read_score_failure(br#"{"id": "multi_turn_base_2", "model_name": "m", "test_category": "multi_turn_base", "valid": false}"#).unwrap();
+        assert_eq!(
+            (f.id.as_str(), f.model_name.as_deref()),
+            ("multi_turn_base_2", Some("m"))
+        );
+    }
+}

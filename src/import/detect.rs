@@ -1,0 +1,330 @@
+//! Format detection by content, never by file name: browsers hand over files under any name
+//! (`results (3).json`, `download.txt`), and the same `.json` extension covers JSON Lines and
+//! whole documents.
+//!
+//! Detection looks at the first bytes only, so canonical JSONL keeps streaming line by line:
+//! - the first non-blank byte is `[` and the first line is not a complete array by itself, or
+//!   the first line is a lone `{` (pretty-printed) → a **whole JSON document**, buffered and
+//!   classified by `classify_document` when the file ends;
+//! - otherwise the first line is read as a JSON object and its keys decide: `accuracy` +
+//!   `correct_count` + `total_count` → BFCL score; `id` with `result`, `inference_log` or
+//!   `traceback` → BFCL result; `info`/`simulations`/`traj`/`messages` → a whole document
+//!   written on one line; anything else → canonical JSONL.
+//!
+//! A file whose first line matches nothing is read as canonical JSONL, so each bad line gets its
+//! own diagnostic as before; if it then yields no rollout, the file-level message names every
+//! format tried ([`tried`]).
+
+use std::collections::BTreeSet;
+
+use serde::de::IgnoredAny;
+
+use super::scan::{members, skip_ws, value_end};
+use super::Format;
+
+/// How a file is read, as far as its first bytes tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sniff {
+    /// Not enough bytes yet (no complete first line).
+    NeedMore,
+    /// Line by line, in this format; `recognised` is false when the first line matched nothing
+    /// and canonical JSONL is only the fallback.
+    Lines { format: Format, recognised: bool },
+    /// A whole JSON document: buffer the file.
+    Document,
+}
+
+/// Looks at the start of a file. `eof` says the whole file is in `head`.
+pub(crate) fn sniff(head: &[u8], eof: bool) -> Sniff {
+    if !eof && head.len() < 3 && BOM.starts_with(head) {
+        // Possibly the start of a byte-order mark split across chunks.
+        return Sniff::NeedMore;
+    }
+    let body = strip_bom(head);
+    let start = skip_ws(body, 0);
+    let Some(&first) = body.get(start) else {
+        // An empty (or blank) file is not a detection failure: it just holds nothing.
+        return if eof {
+            Sniff::Lines {
+                format: Format::Canonical,
+                recognised: true,
+            }
+        } else {
+            Sniff::NeedMore
+        };
+    };
+    let line_end = body[start..].iter().position(|&b| b == b'\n');
+    let Some(line) = line_end
+        .map(|n| &body[start..start + n])
+        .or(eof.then_some(&body[start..]))
+    else {
+        // `[` starts a document unless the array closes on its first line; wait for the line.
+        return Sniff::NeedMore;
+    };
+    let line = trim_end(line);
+    match first {
+        b'[' => match value_end(line, 0) {
+            // A whole array on the first line: a one-line document if it holds objects of a
+            // known format, else a bad canonical line.
+            Ok(end) if skip_ws(line, end) == line.len() => match classify_array(line) {
+                Some(_) => Sniff::Document,
+                None => Sniff::Lines {
+                    format: Format::Canonical,
+                    recognised: false,
+                },
+            },
+            Ok(_) => Sniff::Lines {
+                format: Format::Canonical,
+                recognised: false,
+            },
+            Err(_) => Sniff::Document,
+        },
+        b'{' if line == b"{" => Sniff::Document,
+        b'{' => {
+            match serde_json::from_slice::<std::collections::BTreeMap<String, IgnoredAny>>(line) {
+                Ok(map) => {
+                    let keys: BTreeSet<&str> = map.keys().map(String::as_str).collect();
+                    match line_format(&keys) {
+                        LineGuess::Lines(format) => Sniff::Lines {
+                            format,
+                            recognised: true,
+                        },
+                        LineGuess::Document => Sniff::Document,
+                        LineGuess::Unknown => Sniff::Lines {
+                            format: Format::Canonical,
+                            recognised: false,
+                        },
+                    }
+                }
+                Err(_) => Sniff::Lines {
+                    format: Format::Canonical,
+                    recognised: false,
+                },
+            }
+        }
+        _ => Sniff::Lines {
+            format: Format::Canonical,
+            recognised: false,
+        },
+    }
+}
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// The bytes after a UTF-8 byte-order mark, if any.
+pub(crate) fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(&BOM[..]).unwrap_or(b)
+}
+
+fn trim_end(mut b: &[u8]) -> &[u8] {
+    while let [rest @ .., last] = b {
+        if last.is_ascii_whitespace() {
+            b = rest;
+        } else {
+            break;
+        }
+    }
+    b
+}
+
+enum LineGuess {
+    Lines(Format),
+    Document,
+    Unknown,
+}
+
+/// Canonical keys: a rollout line or a top-level `tools` line.
+const CANONICAL_KEYS: [&str; 6] = [
+    "dataset",
+    "steps",
+    "success",
+    "no_tool_ok",
+    "method",
+    "tools",
+];
+
+fn line_format(keys: &BTreeSet<&str>) -> LineGuess {
+    let has = |k: &str| keys.contains(k);
+    if has("accuracy") && has("correct_count") && has("total_count") {
+        LineGuess::Lines(Format::BfclScore)
+    } else if has("id")
+        && (has("inference_log") || has("result") || has("traceback"))
+        && !has("dataset")
+    {
+        LineGuess::Lines(Format::BfclResult)
+    } else if CANONICAL_KEYS.iter().any(|k| has(k)) {
+        LineGuess::Lines(Format::Canonical)
+    } else if has("info") || has("simulations") || has("traj") || has("messages") {
+        LineGuess::Document
+    } else {
+        LineGuess::Unknown
+    }
+}
+
+/// The format of a whole JSON document, or a message naming every format tried.
+pub(crate) fn classify_document(bytes: &[u8]) -> Result<Format, String> {
+    let body = strip_bom(bytes);
+    let start = skip_ws(body, 0);
+    match body.get(start) {
+        Some(b'[') => classify_array(&body[start..]).ok_or_else(|| {
+            format!(
+                "a JSON array whose first element is not a tau-bench result ({{task_id, trial, \
+                 reward, info, traj}}) nor a tau2 simulation ({{task_id, messages, reward_info}}); \
+                 {}",
+                tried()
+            )
+        }),
+        Some(b'{') => {
+            let (m, _) = members(body, start);
+            let keys: BTreeSet<&str> = m.iter().map(|m| m.key.as_str()).collect();
+            let has = |k: &str| keys.contains(k);
+            let sims_non_empty = m.iter().any(|m| {
+                m.key == "simulations" && {
+                    let i = skip_ws(body, m.start + 1);
+                    body.get(m.start) == Some(&b'[') && body.get(i) != Some(&b']')
+                }
+            });
+            if has("simulations") && (sims_non_empty || !has("simulation_index")) {
+                Ok(Format::Tau2Results)
+            } else if has("info") && (has("simulation_index") || has("tasks")) {
+                Ok(Format::Tau2RunMetadata)
+            } else if has("task_id") && (has("messages") || has("reward_info") || has("ticks")) {
+                Ok(Format::Tau2Simulation)
+            } else {
+                Err(format!(
+                    "a JSON object that is neither a tau2 Results object ({{info, tasks, \
+                     simulations}}), a tau2 results.json with a simulation_index, nor one tau2 \
+                     simulation ({{task_id, messages, reward_info}}); {}",
+                    tried()
+                ))
+            }
+        }
+        _ => Err(format!("not a JSON document; {}", tried())),
+    }
+}
+
+/// Classifies an array by the keys of its first element.
+fn classify_array(b: &[u8]) -> Option<Format> {
+    let mut it = super::scan::elements(b, 0);
+    let first = it.next()?.ok()?;
+    let map: std::collections::BTreeMap<String, IgnoredAny> =
+        serde_json::from_slice(&b[first.start..first.end]).ok()?;
+    if map.contains_key("traj") {
+        Some(Format::TauBench)
+    } else if map.contains_key("task_id")
+        && (map.contains_key("messages") || map.contains_key("reward_info"))
+    {
+        Some(Format::Tau2Simulations)
+    } else {
+        None
+    }
+}
+
+/// The list of formats tried, for detection failures.
+pub fn tried() -> String {
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.describe()).collect();
+    format!("formats tried: {}", names.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(format: Format) -> Sniff {
+        Sniff::Lines {
+            format,
+            recognised: true,
+        }
+    }
+
+    const FALLBACK: Sniff = Sniff::Lines {
+        format: Format::Canonical,
+        recognised: false,
+    };
+
+    #[test]
+    fn first_lines() {
+        let cases: [(&str, Sniff); 14] = [
+            (r#"{"dataset":"d","task_id":1}"#, lines(Format::Canonical)),
+            (r#"{"tools":[]}"#, lines(Format::Canonical)),
+            (
+                r#"{"accuracy": 0.5, "correct_count": 1, "total_count": 2}"#,
+                lines(Format::BfclScore),
+            ),
+            (
+                r#"{"id": "multi_turn_base_0", "result": []}"#,
+                lines(Format::BfclResult),
+            ),
+            (
+                r#"{"id": "x", "traceback": "…", "result": "Error"}"#,
+                lines(Format::BfclResult),
+            ),
+            ("{", Sniff::Document),
+            ("  {  \r", Sniff::Document),
+            ("[", Sniff::Document),
+            (r#"[{"task_id": 0, "traj": []}]"#, Sniff::Document),
+            (r#"{"info": {}, "simulations": []}"#, Sniff::Document),
+            ("[1, 2]", FALLBACK),
+            ("not json", FALLBACK),
+            ("{}", FALLBACK),
+            (r#"{"dataset":"d"} trailing"#, FALLBACK),
+        ];
+        for (line, want) in cases {
+            assert_eq!(
+                sniff(format!("{line}\nmore").as_bytes(), false),
+                want,
+                "{line}"
+            );
+            assert_eq!(sniff(line.as_bytes(), true), want, "{line} at eof");
+        }
+    }
+
+    #[test]
+    fn waits_for_a_whole_first_line() {
+        assert_eq!(sniff(b"", false), Sniff::NeedMore);
+        assert_eq!(sniff(b"\xEF\xBB", false), Sniff::NeedMore);
+        assert_eq!(sniff(b"  \n\n ", false), Sniff::NeedMore);
+        assert_eq!(sniff(b"{\"dataset\"", false), Sniff::NeedMore);
+        assert_eq!(sniff(b"\xEF\xBB\xBF\n{\n", false), Sniff::Document);
+        assert_eq!(sniff(b"", true), lines(Format::Canonical));
+        assert_eq!(sniff(b" \n", true), lines(Format::Canonical));
+        assert_eq!(sniff(b"\xEF\xBB", true), FALLBACK);
+    }
+
+    #[test]
+    fn documents() {
+        let ok = |s: &str| classify_document(s.as_bytes());
+        assert_eq!(
+            ok(r#"[{"task_id":0,"reward":1,"traj":[]}]"#),
+            Ok(Format::TauBench)
+        );
+        assert_eq!(
+            ok(r#"[{"task_id":"0","messages":[],"reward_info":{}}]"#),
+            Ok(Format::Tau2Simulations)
+        );
+        assert_eq!(
+            ok(r#"{"info":{},"tasks":[],"simulations":[{"a":1}]}"#),
+            Ok(Format::Tau2Results)
+        );
+        assert_eq!(
+            ok(r#"{"info":{},"tasks":[],"simulations":[]}"#),
+            Ok(Format::Tau2Results)
+        );
+        assert_eq!(
+            ok(r#"{"info":{},"tasks":[],"simulation_index":[]}"#),
+            Ok(Format::Tau2RunMetadata)
+        );
+        assert_eq!(
+            ok(r#"{"info":{},"simulations":[],"simulation_index":[{"id":"a"}]}"#),
+            Ok(Format::Tau2RunMetadata)
+        );
+        assert_eq!(
+            ok(r#"{"id":"s","task_id":"1","messages":[]}"#),
+            Ok(Format::Tau2Simulation)
+        );
+        let e = ok(r#"{"hello": 1}"#).unwrap_err();
+        assert!(e.contains("formats tried") && e.contains("BFCL"), "{e}");
+        assert!(ok(r#"[1]"#).unwrap_err().contains("tau-bench"));
+        assert!(ok("").is_err());
+    }
+}

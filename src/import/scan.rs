@@ -1,0 +1,358 @@
+//! A structural scanner for whole JSON documents: it finds where the members of the top-level
+//! object and the elements of an array begin and end, without building a value tree.
+//!
+//! Why not just `serde_json::from_slice` the document? Two reasons. A released run is often
+//! truncated (an interrupted download, a partial copy): a whole-document parse then fails and
+//! keeps nothing, whereas scanning element by element keeps every complete rollout before the
+//! cut. And each element is then parsed on its own, so a wrong type in one rollout costs that
+//! rollout only, with its byte range and line number for the diagnostic and for re-reading.
+//!
+//! The scanner trusts serde to validate each element afterwards: it only tracks strings (with
+//! escapes) and bracket depth. It is iterative, so deep nesting cannot overflow the stack.
+
+use std::fmt;
+
+/// A byte range `start..end` of the scanned buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Why the scan stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ScanError {
+    /// The buffer ended inside a value: the file is truncated.
+    Truncated,
+    /// A byte that cannot appear here.
+    Unexpected {
+        at: usize,
+        found: u8,
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScanError::Truncated => {
+                f.write_str("the file ends in the middle of a JSON value (is it truncated?)")
+            }
+            ScanError::Unexpected {
+                found, expected, ..
+            } => write!(
+                f,
+                "found {:?} where {expected} was expected",
+                *found as char
+            ),
+        }
+    }
+}
+
+/// Index of the first byte at or after `i` that is not JSON whitespace.
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The end (exclusive) of the JSON value starting at `i` (which must not be whitespace).
+pub(crate) fn value_end(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    let Some(&first) = b.get(i) else {
+        return Err(ScanError::Truncated);
+    };
+    match first {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            Err(ScanError::Truncated)
+        }
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
+            }
+            Ok(j)
+        }
+        found => Err(ScanError::Unexpected {
+            at: i,
+            found,
+            expected: "a JSON value",
+        }),
+    }
+}
+
+/// The end (exclusive) of the string whose opening quote is at `i`.
+fn string_end(b: &[u8], i: usize) -> Result<usize, ScanError> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Ok(j + 1),
+            _ => j += 1,
+        }
+    }
+    Err(ScanError::Truncated)
+}
+
+/// Iterates over the elements of the array whose `[` is at `open`; each item is the element's
+/// span or the error that ended the scan (after which the iterator is exhausted).
+pub(crate) struct Elements<'a> {
+    b: &'a [u8],
+    at: usize,
+    first: bool,
+    done: bool,
+    closed: bool,
+}
+
+pub(crate) fn elements(b: &[u8], open: usize) -> Elements<'_> {
+    Elements {
+        b,
+        at: open + 1,
+        first: true,
+        done: false,
+        closed: false,
+    }
+}
+
+impl Elements<'_> {
+    /// Just after the closing `]`, once the array was read to its end without error.
+    pub(crate) fn closed_at(&self) -> Option<usize> {
+        self.closed.then_some(self.at)
+    }
+
+    fn fail(&mut self, e: ScanError) -> Option<Result<Span, ScanError>> {
+        self.done = true;
+        Some(Err(e))
+    }
+}
+
+impl Iterator for Elements<'_> {
+    type Item = Result<Span, ScanError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let b = self.b;
+        let mut i = skip_ws(b, self.at);
+        match b.get(i) {
+            None => return self.fail(ScanError::Truncated),
+            Some(b']') => {
+                self.done = true;
+                self.closed = true;
+                self.at = i + 1;
+                return None;
+            }
+            Some(b',') if !self.first => i = skip_ws(b, i + 1),
+            Some(&found) if !self.first => {
+                return self.fail(ScanError::Unexpected {
+                    at: i,
+                    found,
+                    expected: "',' or ']'",
+                })
+            }
+            Some(_) => {}
+        }
+        self.first = false;
+        match value_end(b, i) {
+            Ok(end) => {
+                self.at = end;
+                Some(Ok(Span { start: i, end }))
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+}
+
+/// One member of an object: its key and where its value starts. `value` is `Err` when the
+/// buffer ends inside the value (the value may still be an array worth scanning for its
+/// complete elements).
+#[derive(Clone, Debug)]
+pub(crate) struct Member {
+    pub key: String,
+    pub start: usize,
+    pub value: Result<Span, ScanError>,
+}
+
+/// The members of the object whose `{` is at `open`, in order, up to the first problem; the
+/// problem, if any, comes second.
+pub(crate) fn members(b: &[u8], open: usize) -> (Vec<Member>, Option<ScanError>) {
+    let mut out = Vec::new();
+    let mut i = skip_ws(b, open + 1);
+    if b.get(i) == Some(&b'}') {
+        return (out, None);
+    }
+    loop {
+        match b.get(i) {
+            None => return (out, Some(ScanError::Truncated)),
+            Some(b'"') => {}
+            Some(&found) => {
+                return (
+                    out,
+                    Some(ScanError::Unexpected {
+                        at: i,
+                        found,
+                        expected: "a member name in double quotes",
+                    }),
+                )
+            }
+        }
+        let key_end = match string_end(b, i) {
+            Ok(e) => e,
+            Err(e) => return (out, Some(e)),
+        };
+        let key = serde_json::from_slice::<String>(&b[i..key_end])
+            .unwrap_or_else(|_| String::from_utf8_lossy(&b[i + 1..key_end - 1]).into_owned());
+        i = skip_ws(b, key_end);
+        match b.get(i) {
+            Some(b':') => {}
+            None => return (out, Some(ScanError::Truncated)),
+            Some(&found) => {
+                return (
+                    out,
+                    Some(ScanError::Unexpected {
+                        at: i,
+                        found,
+                        expected: "':'",
+                    }),
+                )
+            }
+        }
+        let start = skip_ws(b, i + 1);
+        let value = value_end(b, start).map(|end| Span { start, end });
+        let next = value.as_ref().ok().map(|s| s.end);
+        let err = value.as_ref().err().cloned();
+        out.push(Member { key, start, value });
+        let Some(next) = next else {
+            return (out, err);
+        };
+        i = skip_ws(b, next);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return (out, None),
+            None => return (out, Some(ScanError::Truncated)),
+            Some(&found) => {
+                return (
+                    out,
+                    Some(ScanError::Unexpected {
+                        at: i,
+                        found,
+                        expected: "',' or '}'",
+                    }),
+                )
+            }
+        }
+    }
+}
+
+/// Turns byte offsets into 1-based line numbers; offsets must be asked in increasing order
+/// for the counting to stay linear.
+pub(crate) struct LineCounter<'a> {
+    b: &'a [u8],
+    pos: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    pub(crate) fn new(b: &'a [u8]) -> Self {
+        LineCounter { b, pos: 0, line: 1 }
+    }
+
+    pub(crate) fn line_at(&mut self, offset: usize) -> u64 {
+        let offset = offset.min(self.b.len());
+        if offset < self.pos {
+            self.pos = 0;
+            self.line = 1;
+        }
+        self.line += self.b[self.pos..offset]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count() as u64;
+        self.pos = offset;
+        self.line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(text: &str) -> Vec<Result<String, ScanError>> {
+        let b = text.as_bytes();
+        let open = skip_ws(b, 0);
+        elements(b, open)
+            .map(|r| r.map(|s| text[s.start..s.end].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn elements_of_an_array() {
+        let got = spans(r#" [ {"a": "x]}\"{"}, [1, [2]], "s", 3.5e2 , null ] "#);
+        let want = [r#"{"a": "x]}\"{"}"#, "[1, [2]]", r#""s""#, "3.5e2", "null"];
+        assert_eq!(got, want.map(|s| Ok(s.to_string())).to_vec());
+        assert!(spans("[]").is_empty());
+        assert!(spans(" [ \n ] ").is_empty());
+    }
+
+    #[test]
+    fn a_truncated_array_keeps_its_complete_elements() {
+        let got = spans(r#"[{"a":1}, {"b":2}, {"c": [3"#);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0], Ok(r#"{"a":1}"#.to_string()));
+        assert_eq!(got[1], Ok(r#"{"b":2}"#.to_string()));
+        assert_eq!(got[2], Err(ScanError::Truncated));
+        assert_eq!(spans(r#"[{"a":1}"#)[1], Err(ScanError::Truncated));
+        assert!(matches!(
+            spans(r#"[1 2]"#)[1],
+            Err(ScanError::Unexpected { found: b'2', .. })
+        ));
+    }
+
+    #[test]
+    fn members_of_an_object() {
+        let text = r#"{"info": {"x": [1]}, "a\"b": "}", "simulations": [{"id": 1}, {"id"#;
+        let (m, err) = members(text.as_bytes(), 0);
+        assert_eq!(err, Some(ScanError::Truncated));
+        let keys: Vec<&str> = m.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["info", "a\"b", "simulations"]);
+        let info = m[0].value.as_ref().unwrap();
+        assert_eq!(&text[info.start..info.end], r#"{"x": [1]}"#);
+        assert_eq!(m[2].value, Err(ScanError::Truncated));
+        // The truncated array still yields its complete element.
+        let sims: Vec<_> = elements(text.as_bytes(), m[2].start).collect();
+        assert!(sims[0].is_ok() && sims[1].is_err());
+        let (m, err) = members(b"{}", 0);
+        assert!(m.is_empty() && err.is_none());
+    }
+
+    #[test]
+    fn line_numbers() {
+        let b = b"a\nb\n\nc";
+        let mut lc = LineCounter::new(b);
+        assert_eq!(lc.line_at(0), 1);
+        assert_eq!(lc.line_at(2), 2);
+        assert_eq!(lc.line_at(5), 4);
+        assert_eq!(lc.line_at(1), 1);
+    }
+}

@@ -1,0 +1,315 @@
+//! tau-bench (v1) results: one JSON array of `{task_id, trial, reward, info, traj}`, as
+//! `run.py` writes them and as the repository's `historical_trajectories/` ship them.
+//!
+//! The rules (also in `docs/formats.md`):
+//! - one rollout per element; task id = `task_id` as text; repeated trials of a task are repeated
+//!   rollouts of it (the file's pass^k comes from them, see [`super::pass_hat`]);
+//! - steps = every `tool_calls` entry of `role: "assistant"` messages, in order, each matched to
+//!   the first not-yet-used later `role: "tool"` message with the same `tool_call_id` (the
+//!   historical files reuse ids within one trajectory, so "first unused after the call" is what
+//!   pairs them as the run did);
+//! - a step is rejected iff that message's content starts with `Error` (tau-bench's environment
+//!   answers a failed call with `Error: …`) or `Unknown action` (a tool that does not exist), or
+//!   no tool message answers the call; the content is kept as the step's error;
+//! - success iff `reward ≥ 1 − 1e-6` (rewards are 0/1 up to float noise);
+//! - dataset `tau-bench/<domain>`, the domain read from the system prompt's policy heading
+//!   (`# Airline Agent Policy`, `# Retail agent policy`); model from the file name (tau-bench
+//!   names result files after the model: `gpt-4o-airline.json`,
+//!   `tool-calling-gpt-4o-0.0_range_0--1_…json`); method `tool-calling`; all three can be set per
+//!   file;
+//! - a trajectory without any tool call is one terminal no-tool action, executable iff the
+//!   task's ground truth lists no action (`info.task.actions` empty) or the episode succeeded —
+//!   the benchmark's own verdict is the evidence that finishing without tools was allowed.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::draft::{Draft, RawStep, Verdict};
+use super::{json_error, Id, SUCCESS_EPS};
+use crate::rollout::Cost;
+
+/// Per-file defaults that do not depend on the element.
+#[derive(Clone, Debug)]
+pub(crate) struct Defaults {
+    pub model: String,
+}
+
+impl Defaults {
+    pub(crate) fn for_file(name: &str) -> Defaults {
+        Defaults {
+            model: model_from_file_name(name),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct WireResult {
+    task_id: Id,
+    #[serde(default)]
+    trial: Option<i64>,
+    reward: f64,
+    #[serde(default)]
+    info: Option<Value>,
+    traj: Vec<WireMessage>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    role: String,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// Converts one array element. `Err` is a message for the element's diagnostic.
+pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    if !wire.reward.is_finite() {
+        return Err(format!(
+            "reward must be a finite number, found {}",
+            wire.reward
+        ));
+    }
+    let success = wire.reward >= 1.0 - SUCCESS_EPS;
+    let domain = wire
+        .traj
+        .iter()
+        .find(|m| m.role == "system")
+        .and_then(|m| m.content.as_ref()?.as_str())
+        .and_then(domain_from_policy);
+    let dataset = match &domain {
+        Some(d) => format!("tau-bench/{d}"),
+        None => "tau-bench".to_string(),
+    };
+    let no_action_task = wire
+        .info
+        .as_ref()
+        .and_then(|i| i.get("task")?.get("actions")?.as_array().map(Vec::is_empty))
+        .unwrap_or(false);
+
+    let steps = steps(&wire.traj);
+    let mut meta = Map::new();
+    meta.insert("format".into(), "tau-bench".into());
+    if let Some(t) = wire.trial {
+        meta.insert("trial".into(), t.into());
+    }
+    meta.insert("reward".into(), wire.reward.into());
+    if domain.is_none() {
+        meta.insert(
+            "domain".into(),
+            "unknown (no policy heading in the system prompt)".into(),
+        );
+    }
+    Ok(Draft {
+        dataset,
+        task_id: wire.task_id.0,
+        model: defaults.model.clone(),
+        method: "tool-calling".to_string(),
+        success,
+        no_tool_ok: success || no_action_task,
+        steps,
+        cost: Cost::default(),
+        meta,
+    })
+}
+
+fn steps(traj: &[WireMessage]) -> Vec<RawStep> {
+    // Tool messages by call id, in order, so repeated ids pair in order of appearance.
+    let mut answers: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (i, m) in traj.iter().enumerate() {
+        if m.role == "tool" {
+            if let Some(id) = m.tool_call_id.as_deref() {
+                answers.entry(id).or_default().push_back(i);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, m) in traj.iter().enumerate() {
+        if m.role != "assistant" {
+            continue;
+        }
+        for call in m.tool_calls.iter().flatten() {
+            let answer = call.id.as_deref().and_then(|id| {
+                let queue = answers.get_mut(id)?;
+                while queue.front().is_some_and(|&j| j < i) {
+                    queue.pop_front();
+                }
+                queue.pop_front()
+            });
+            let verdict = match answer.map(|j| &traj[j]) {
+                None => Verdict::Rejected(Some(format!(
+                    "no tool message answers this call (tool_call_id {:?})",
+                    call.id.as_deref().unwrap_or("")
+                ))),
+                Some(reply) => {
+                    let text = reply.content.as_ref().and_then(Value::as_str).unwrap_or("");
+                    if text.starts_with("Error") || text.starts_with("Unknown action") {
+                        Verdict::Rejected(Some(text.to_string()))
+                    } else {
+                        Verdict::Accepted
+                    }
+                }
+            };
+            out.push(RawStep {
+                tool: Some(call.function.name.clone()),
+                args: call.function.arguments.as_ref().map(arguments),
+                verdict,
+                call: None,
+            });
+        }
+    }
+    out
+}
+
+/// OpenAI-style arguments are a JSON string; a string that is not JSON is kept as it is (and
+/// fails a schema check that expects an object, as it should).
+pub(crate) fn arguments(v: &Value) -> Value {
+    match v {
+        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| v.clone()),
+        other => other.clone(),
+    }
+}
+
+/// `# Airline Agent Policy` → `airline`.
+fn domain_from_policy(prompt: &str) -> Option<String> {
+    let heading = prompt.lines().find(|l| l.trim_start().starts_with('#'))?;
+    let title = heading
+        .trim_start()
+        .trim_start_matches('#')
+        .trim()
+        .to_lowercase();
+    let domain = title.strip_suffix("agent policy")?.trim();
+    (!domain.is_empty() && !domain.contains(char::is_whitespace)).then(|| domain.to_string())
+}
+
+/// The model named by a tau-bench result file: its stem without directories, without tau-bench's
+/// run suffix (`-0.0_range_0--1_user-…`), agent strategy prefix and domain.
+pub(crate) fn model_from_file_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let mut stem = base.strip_suffix(".json").unwrap_or(base).to_string();
+    if let Some(cut) = stem.find("_range_") {
+        stem.truncate(cut);
+        // `<strategy>-<model>-<temperature>`: drop the temperature.
+        if let Some((head, temp)) = stem.rsplit_once('-') {
+            if temp.parse::<f64>().is_ok() {
+                stem = head.to_string();
+            }
+        }
+    }
+    for prefix in ["tool-calling-", "act-", "react-", "few-shot-"] {
+        if let Some(rest) = stem.strip_prefix(prefix) {
+            stem = rest.to_string();
+        }
+    }
+    for domain in ["airline", "retail"] {
+        for sep in ['-', '_'] {
+            if let Some(rest) = stem.strip_suffix(&format!("{sep}{domain}")) {
+                stem = rest.to_string();
+            }
+            if let Some(rest) = stem.strip_prefix(&format!("{domain}{sep}")) {
+                stem = rest.to_string();
+            }
+        }
+    }
+    if stem.trim().is_empty() {
+        "unknown-model".to_string()
+    } else {
+        stem
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::canonical::parse_line;
+
+    #[test]
+    fn names() {
+        assert_eq!(model_from_file_name("runs/gpt-4o-airline.json"), "gpt-4o");
+        assert_eq!(
+            model_from_file_name("tool-calling-gpt-4o-0.0_range_0--1_user-gpt-4o-llm_0906.json"),
+            "gpt-4o"
+        );
+        assert_eq!(
+            model_from_file_name("claude-3-5-sonnet-retail.json"),
+            "claude-3-5-sonnet"
+        );
+        assert_eq!(model_from_file_name("airline.json"), "airline");
+        assert_eq!(
+            domain_from_policy("# Airline Agent Policy\n\nx").as_deref(),
+            Some("airline")
+        );
+        assert_eq!(
+            domain_from_policy("# Retail agent policy\n").as_deref(),
+            Some("retail")
+        );
+        assert_eq!(domain_from_policy("You are helpful."), None);
+    }
+
+    #[test]
+    fn one_element() {
+        let e = br##"{"task_id": 3, "trial": 1, "reward": 0.9999999, "info": {"task": {"actions": []}},
+          "traj": [
+            {"role": "system", "content": "# Retail agent policy\n..."},
+            {"role": "assistant", "content": null, "tool_calls": [
+              {"id": "c1", "type": "function", "function": {"name": "find", "arguments": "{\"q\":1}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "find", "content": "[]"},
+            {"role": "assistant", "content": null, "tool_calls": [
+              {"id": "c1", "function": {"name": "buy", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "name": "buy", "content": "Error: out of stock"},
+            {"role": "assistant", "tool_calls": [{"id": "c9", "function": {"name": "x", "arguments": "{"}}]},
+            {"role": "assistant", "tool_calls": [{"id": "c2", "function": {"name": "y"}}]},
+            {"role": "tool", "tool_call_id": "c2", "content": "Unknown action y"}
+          ]}"##;
+        let d = convert(e, &Defaults::for_file("m-retail.json")).unwrap();
+        assert_eq!(
+            (d.dataset.as_str(), d.task_id.as_str(), d.model.as_str()),
+            ("tau-bench/retail", "3", "m")
+        );
+        assert!(d.success);
+        let verdicts: Vec<bool> = d
+            .steps
+            .iter()
+            .map(|s| s.verdict == Verdict::Accepted)
+            .collect();
+        assert_eq!(verdicts, [true, false, false, false]);
+        assert_eq!(
+            d.steps[1].verdict,
+            Verdict::Rejected(Some("Error: out of stock".into()))
+        );
+        assert_eq!(d.steps[2].args, Some(Value::String("{".into())));
+        let r = parse_line(d.render(None).as_bytes()).unwrap();
+        assert_eq!((r.horizon, r.fed), (4, 2));
+    }
+
+    #[test]
+    fn bad_elements_say_where() {
+        let d = Defaults::for_file("m.json");
+        let e = convert(br#"{"trial": 0, "reward": 1, "traj": []}"#, &d).unwrap_err();
+        assert!(e.contains("task_id"), "{e}");
+        let e = convert(br#"{"task_id": 1, "reward": "1", "traj": []}"#, &d).unwrap_err();
+        assert!(e.contains("reward"), "{e}");
+        let e = convert(br#"{"task_id": 1, "reward": 1, "traj": [{"role": 3}]}"#, &d).unwrap_err();
+        assert!(e.contains("traj[0].role"), "{e}");
+    }
+}

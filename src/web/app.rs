@@ -1,0 +1,163 @@
+//! The page layout: a side panel (files, errors, settings, export) and the tabbed report.
+
+use leptos::ev;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::state::{Session, Status};
+use super::view_state::{Tab, ViewState};
+use super::views;
+
+/// The root component: creates the stores, wires drag-and-drop and the URL hash.
+#[component]
+pub fn App() -> impl IntoView {
+    let session = Session::new();
+    let view = ViewState::new();
+    provide_context(session);
+    provide_context(view);
+    session.warm_up();
+
+    // The hash restores the view on load and follows it afterwards.
+    if let Some(hash) = web_sys::window().and_then(|w| w.location().hash().ok()) {
+        view.apply_hash(hash.trim_start_matches('#'));
+    }
+    Effect::new(move |_| {
+        let hash = view.to_hash();
+        if let Some(w) = web_sys::window() {
+            if let Ok(history) = w.history() {
+                let _ = history.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("#{hash}")),
+                );
+            }
+        }
+    });
+
+    // Files can be dropped anywhere on the page.
+    let dragging = RwSignal::new(false);
+    let _ = window_event_listener(ev::dragover, move |e: web_sys::DragEvent| {
+        e.prevent_default();
+        dragging.set(true);
+    });
+    let _ = window_event_listener(ev::dragleave, move |e: web_sys::DragEvent| {
+        if e.related_target().is_none() {
+            dragging.set(false);
+        }
+    });
+    let _ = window_event_listener(ev::drop, move |e: web_sys::DragEvent| {
+        e.prevent_default();
+        dragging.set(false);
+        if let Some(list) = e.data_transfer().and_then(|d| d.files()) {
+            session.add_files(file_list(&list));
+        }
+    });
+
+    view! {
+        <div id="panic-banner" class="banner error" role="alert" hidden></div>
+        <div class="drop-overlay" class:visible=move || dragging.get()>
+            "Drop rollout files to add them"
+        </div>
+        <header class="top">
+            <h1>"prefix-exec"</h1>
+            <p class="tagline">
+                "Prefix executability of tool-using agents — computed in your browser; your files never leave it."
+            </p>
+        </header>
+        <div class="layout">
+            <aside class="side">
+                <views::files::FilesPanel/>
+                <views::settings::SettingsPanel/>
+                <views::export::ExportPanel/>
+                <views::files::ErrorList/>
+            </aside>
+            <main class="main">
+                <views::progress::ProgressBar/>
+                <Tabs/>
+                <TabBody/>
+            </main>
+        </div>
+    }
+}
+
+/// The files of a `FileList`.
+pub fn file_list(list: &web_sys::FileList) -> Vec<web_sys::File> {
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+#[component]
+fn Tabs() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    view! {
+        <nav class="tabs" role="tablist">
+            {Tab::ALL
+                .into_iter()
+                .map(|t| {
+                    view! {
+                        <button
+                            role="tab"
+                            class="tab"
+                            data-testid=format!("tab-{}", t.name())
+                            aria-selected=move || (view.tab.get() == t).to_string()
+                            on:click=move |_| view.tab.set(t)
+                        >
+                            {t.title()}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+#[component]
+fn TabBody() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let session = expect_context::<Session>();
+    let results = session.results();
+    let has_report = move || results.report.with(|r| r.is_some());
+    view! {
+        <section class="tab-body" role="tabpanel">
+            <Show
+                when=has_report
+                fallback=move || {
+                    view! {
+                        <div class="empty">
+                            {move || match results.status.get() {
+                                Status::Failed(m) => view! { <p class="error">{m}</p> }.into_any(),
+                                Status::Computing { .. } => view! { <p>"Computing…"</p> }.into_any(),
+                                _ => view! {
+                                    <p>"Drop JSONL rollout files anywhere on this page, pick them with the file button, or load the example."</p>
+                                    <p class="hint">"Nothing is uploaded: parsing and statistics run in a worker inside this tab."</p>
+                                }.into_any(),
+                            }}
+                            <views::table::MainTable/>
+                        </div>
+                    }
+                }
+            >
+                {move || match view.tab.get() {
+                    Tab::Table => view! { <views::table::MainTable/> }.into_any(),
+                    Tab::Curves => view! { <views::curves::Curves/> }.into_any(),
+                    Tab::Checkpoints => view! { <views::checkpoints::Checkpoints/> }.into_any(),
+                    Tab::Outcomes => view! { <views::outcomes::Outcomes/> }.into_any(),
+                    Tab::Labels => view! { <views::labels::Labels/> }.into_any(),
+                    Tab::Cost => view! { <views::cost::Cost/> }.into_any(),
+                    Tab::Compare => view! { <views::compare::Compare/> }.into_any(),
+                    Tab::Rollouts => view! { <views::rollouts::Rollouts/> }.into_any(),
+                }}
+            </Show>
+        </section>
+    }
+}
+
+/// The value of an `<input>` or `<select>` from its change event.
+pub fn target_value(e: &web_sys::Event) -> String {
+    e.target()
+        .and_then(|t| {
+            t.dyn_ref::<web_sys::HtmlInputElement>()
+                .map(|i| i.value())
+                .or_else(|| t.dyn_ref::<web_sys::HtmlSelectElement>().map(|s| s.value()))
+        })
+        .unwrap_or_default()
+}

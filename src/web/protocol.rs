@@ -1,0 +1,112 @@
+//! Messages between the page and its worker.
+//!
+//! Each message is a JS object `{msg: "<JSON>", files?: File[]}`: the JSON is one of the enums
+//! below, and `File` objects travel beside it (they are structured-cloned by the browser, so the
+//! worker reads them itself and no file content is copied through the page).
+
+use serde::{Deserialize, Serialize};
+
+use crate::browse::{RolloutPage, RolloutQuery, StepView};
+
+/// The report settings as the page sends them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSettings {
+    pub bootstrap: u32,
+    /// Decimal text: a u64 does not survive a trip through a JS number.
+    pub seed: String,
+    pub level: f64,
+    /// A number, or "all".
+    pub max_depth: String,
+}
+
+impl Default for JobSettings {
+    fn default() -> Self {
+        JobSettings {
+            bootstrap: 10_000,
+            seed: "0".to_string(),
+            level: 0.95,
+            max_depth: "10".to_string(),
+        }
+    }
+}
+
+impl JobSettings {
+    /// Core settings, or a message naming the bad value.
+    pub fn to_settings(&self) -> Result<crate::report::Settings, String> {
+        let seed = self
+            .seed
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("seed must be a whole number ≥ 0, got {:?}", self.seed))?;
+        let max_depth = if self.max_depth.trim().eq_ignore_ascii_case("all") {
+            crate::score::MaxDepth::All
+        } else {
+            crate::score::MaxDepth::Fixed(self.max_depth.trim().parse::<u32>().map_err(|_| {
+                format!(
+                    "max depth must be a number or \"all\", got {:?}",
+                    self.max_depth
+                )
+            })?)
+        };
+        let settings = crate::report::Settings {
+            bootstrap: self.bootstrap,
+            seed,
+            level: self.level,
+            max_depth,
+            pairs: Vec::new(),
+        };
+        settings.validate()?;
+        Ok(settings)
+    }
+}
+
+/// Page → worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Score the files sent alongside (in this order, with these names).
+    Compute {
+        job: u32,
+        names: Vec<String>,
+        settings: JobSettings,
+    },
+    /// A page of rollouts of the last computed corpus.
+    Rollouts { job: u32, query: RolloutQuery },
+    /// One rollout's steps.
+    Steps { job: u32, index: usize },
+}
+
+/// Worker → page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    /// The worker's code is loaded and it takes messages.
+    Ready,
+    Progress {
+        job: u32,
+        /// "parse" or "bootstrap".
+        phase: String,
+        done: u64,
+        total: u64,
+    },
+    /// The report, as the exact JSON text `prefix-exec score --json` writes.
+    Report {
+        job: u32,
+        json: String,
+        compute_ms: f64,
+    },
+    Rollouts {
+        job: u32,
+        page: RolloutPage,
+    },
+    Steps {
+        job: u32,
+        index: usize,
+        steps: Result<Vec<StepView>, String>,
+        line: String,
+    },
+    Failed {
+        job: u32,
+        message: String,
+    },
+}

@@ -1,0 +1,373 @@
+//! The app's state, held in a few stores provided as context, and the bridge to the worker.
+//!
+//! - [`Session`]: the loaded files and the settings — the inputs of a computation;
+//! - [`Results`]: what the worker sent back — status, progress, the report;
+//! - [`ViewState`]: what the user is looking at — tab, filters, comparison (mirrored in the URL
+//!   hash by [`super::hash`]).
+//!
+//! Only [`Session::recompute`] talks to the worker; views read signals and call it.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{File, MessageEvent, Worker};
+
+use super::protocol::{FromWorker, JobSettings, ToWorker};
+use crate::browse::{RolloutPage, RolloutQuery, StepView};
+use crate::report::Report;
+
+/// A file in the session.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileEntry {
+    pub id: u32,
+    pub name: String,
+    pub size: f64,
+}
+
+/// Where a computation stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Nothing loaded yet.
+    Empty,
+    Computing {
+        phase: String,
+        done: u64,
+        total: u64,
+    },
+    Ready {
+        compute_ms: f64,
+    },
+    Failed(String),
+}
+
+/// The inputs: files and settings.
+#[derive(Clone, Copy)]
+pub struct Session {
+    pub files: RwSignal<Vec<FileEntry>>,
+    handles: StoredValue<Vec<(u32, File)>, LocalStorage>,
+    next_id: StoredValue<u32>,
+    pub settings: RwSignal<JobSettings>,
+    /// A message about the last file action (e.g. a duplicate), shown near the file list.
+    pub notice: RwSignal<Option<String>>,
+    results: Results,
+    bridge: StoredValue<Bridge, LocalStorage>,
+}
+
+/// One rollout's steps, or why they cannot be shown.
+pub type StepsResult = Result<Vec<StepView>, String>;
+
+/// The worker and the handler that keeps its messages flowing.
+type WorkerParts = (Worker, Closure<dyn FnMut(MessageEvent)>);
+
+/// The outputs: status, report, rollout pages.
+#[derive(Clone, Copy)]
+pub struct Results {
+    pub status: RwSignal<Status>,
+    pub report: RwSignal<Option<Arc<Report>>>,
+    /// The report's JSON text exactly as the worker produced it (what "Export report" saves).
+    pub report_json: RwSignal<Arc<String>>,
+    pub rollouts: RwSignal<Option<RolloutPage>>,
+    pub steps: RwSignal<Option<(usize, StepsResult)>>,
+}
+
+/// The current job and its worker.
+struct Bridge {
+    worker: Option<Worker>,
+    job: u32,
+    busy: bool,
+    /// Keeps the message handler alive as long as its worker.
+    _handler: Option<Closure<dyn FnMut(MessageEvent)>>,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Session {
+    pub fn new() -> Self {
+        let results = Results {
+            status: RwSignal::new(Status::Empty),
+            report: RwSignal::new(None),
+            report_json: RwSignal::new(Arc::new(String::new())),
+            rollouts: RwSignal::new(None),
+            steps: RwSignal::new(None),
+        };
+        Session {
+            files: RwSignal::new(Vec::new()),
+            handles: StoredValue::new_local(Vec::new()),
+            next_id: StoredValue::new(1),
+            settings: RwSignal::new(JobSettings::default()),
+            notice: RwSignal::new(None),
+            results,
+            bridge: StoredValue::new_local(Bridge {
+                worker: None,
+                job: 0,
+                busy: false,
+                _handler: None,
+            }),
+        }
+    }
+
+    /// Starts the worker now, so its WebAssembly is compiled before the first file arrives.
+    pub fn warm_up(&self) {
+        let (bridge, results) = (self.bridge, self.results);
+        bridge.update_value(|b| {
+            if b.worker.is_none() {
+                match spawn_worker(bridge, results) {
+                    Ok((w, h)) => {
+                        b.worker = Some(w);
+                        b._handler = Some(h);
+                    }
+                    Err(e) => results.status.set(Status::Failed(e)),
+                }
+            }
+        });
+    }
+
+    pub fn results(&self) -> Results {
+        self.results
+    }
+
+    /// Adds files; one already loaded (same name, size and modification time) is not added
+    /// again but reported, so nothing is counted twice.
+    pub fn add_files(&self, files: Vec<File>) {
+        let mut added = 0;
+        let mut duplicates = Vec::new();
+        for file in files {
+            let known = self.handles.with_value(|h| {
+                h.iter().any(|(_, f)| {
+                    f.name() == file.name()
+                        && f.size() == file.size()
+                        && f.last_modified() == file.last_modified()
+                })
+            });
+            if known {
+                duplicates.push(file.name());
+                continue;
+            }
+            let id = self.next_id.get_value();
+            self.next_id.set_value(id + 1);
+            self.files.update(|f| {
+                f.push(FileEntry {
+                    id,
+                    name: file.name(),
+                    size: file.size(),
+                })
+            });
+            self.handles.update_value(|h| h.push((id, file)));
+            added += 1;
+        }
+        self.notice.set(if duplicates.is_empty() {
+            None
+        } else {
+            Some(format!(
+                "already loaded, not added again: {}",
+                duplicates.join(", ")
+            ))
+        });
+        if added > 0 {
+            self.recompute();
+        }
+    }
+
+    pub fn remove_file(&self, id: u32) {
+        self.files.update(|f| f.retain(|e| e.id != id));
+        self.handles.update_value(|h| h.retain(|(i, _)| *i != id));
+        self.notice.set(None);
+        self.recompute();
+    }
+
+    /// Changes the settings and recomputes.
+    pub fn set_settings(&self, settings: JobSettings) {
+        if self.settings.get_untracked() != settings {
+            self.settings.set(settings);
+            self.recompute();
+        }
+    }
+
+    /// Starts a computation of the current files and settings, cancelling one in flight (its
+    /// worker is terminated: a synchronous computation cannot be interrupted otherwise).
+    pub fn recompute(&self) {
+        let results = self.results;
+        results.rollouts.set(None);
+        results.steps.set(None);
+        let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
+            h.iter()
+                .map(|(_, f)| {
+                    // A file from a dropped folder keeps its relative path: some formats
+                    // pair files by folder (BFCL result + score, tau2 directory runs).
+                    let path = js_sys::Reflect::get(f, &"webkitRelativePath".into())
+                        .ok()
+                        .and_then(|p| p.as_string())
+                        .unwrap_or_default();
+                    (if path.is_empty() { f.name() } else { path }, f.clone())
+                })
+                .unzip()
+        });
+        if files.is_empty() {
+            results.status.set(Status::Empty);
+            results.report.set(None);
+            results.report_json.set(Arc::new(String::new()));
+            return;
+        }
+        if let Err(message) = self.settings.get_untracked().to_settings() {
+            results.status.set(Status::Failed(message));
+            return;
+        }
+        let settings = self.settings.get_untracked();
+        let bridge = self.bridge;
+        let (worker, job) = bridge
+            .try_update_value(|b| {
+                if b.busy {
+                    if let Some(w) = b.worker.take() {
+                        w.terminate();
+                    }
+                    b._handler = None;
+                }
+                if b.worker.is_none() {
+                    match spawn_worker(bridge, results) {
+                        Ok((w, h)) => {
+                            b.worker = Some(w);
+                            b._handler = Some(h);
+                        }
+                        Err(e) => {
+                            results.status.set(Status::Failed(e));
+                            return None;
+                        }
+                    }
+                }
+                b.job += 1;
+                b.busy = true;
+                Some((b.worker.clone()?, b.job))
+            })
+            .flatten()
+            .unzip();
+        let (Some(worker), Some(job)) = (worker, job) else {
+            return;
+        };
+        results.status.set(Status::Computing {
+            phase: "parse".to_string(),
+            done: 0,
+            total: files.iter().map(|f| f.size() as u64).sum(),
+        });
+        let msg = ToWorker::Compute {
+            job,
+            names,
+            settings,
+        };
+        let array = js_sys::Array::new();
+        for f in &files {
+            array.push(f);
+        }
+        send(&worker, &msg, Some(&array));
+    }
+
+    /// Asks the worker for a page of rollouts.
+    pub fn query_rollouts(&self, query: RolloutQuery) {
+        self.ask(|job| ToWorker::Rollouts { job, query });
+    }
+
+    /// Asks the worker for one rollout's steps.
+    pub fn query_steps(&self, index: usize) {
+        self.ask(|job| ToWorker::Steps { job, index });
+    }
+
+    fn ask(&self, make: impl FnOnce(u32) -> ToWorker) {
+        self.bridge.with_value(|b| {
+            if let (Some(w), false) = (&b.worker, b.busy) {
+                send(w, &make(b.job), None);
+            }
+        });
+    }
+
+    /// Whether any file is loaded.
+    pub fn has_files(&self) -> bool {
+        self.files.with(|f| !f.is_empty())
+    }
+}
+
+fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(msg).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    if let Some(files) = files {
+        let _ = js_sys::Reflect::set(&obj, &"files".into(), files);
+    }
+    let _ = worker.post_message(&obj);
+}
+
+fn spawn_worker(
+    bridge: StoredValue<Bridge, LocalStorage>,
+    results: Results,
+) -> Result<WorkerParts, String> {
+    // A classic worker script of our own origin (no blob: URL, so a strict CSP allows it).
+    let worker = Worker::new("./worker-loader.js")
+        .map_err(|_| "could not start the background worker".to_string())?;
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let text = js_sys::Reflect::get(&e.data(), &"msg".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        match serde_json::from_str::<FromWorker>(&text) {
+            Ok(msg) => on_worker_message(bridge, results, msg),
+            Err(e) => results.status.set(Status::Failed(format!(
+                "unreadable message from the worker: {e}"
+            ))),
+        }
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_e: web_sys::Event| {
+        bridge.update_value(|b| b.busy = false);
+        results.status.set(Status::Failed(
+            "the background worker stopped unexpectedly; reload the page or remove the last file"
+                .to_string(),
+        ));
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    Ok((worker, handler))
+}
+
+fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results, msg: FromWorker) {
+    let current = bridge.with_value(|b| b.job);
+    match msg {
+        FromWorker::Ready => {}
+        FromWorker::Progress {
+            job,
+            phase,
+            done,
+            total,
+        } if job == current => results.status.set(Status::Computing { phase, done, total }),
+        FromWorker::Report {
+            job,
+            json,
+            compute_ms,
+        } if job == current => {
+            bridge.update_value(|b| b.busy = false);
+            match serde_json::from_str::<Report>(&json) {
+                Ok(report) => {
+                    results.report.set(Some(Arc::new(report)));
+                    results.report_json.set(Arc::new(json));
+                    results.status.set(Status::Ready { compute_ms });
+                }
+                Err(e) => results
+                    .status
+                    .set(Status::Failed(format!("unreadable report: {e}"))),
+            }
+        }
+        FromWorker::Rollouts { job, page } if job == current => results.rollouts.set(Some(page)),
+        FromWorker::Steps {
+            job, index, steps, ..
+        } if job == current => results.steps.set(Some((index, steps))),
+        // Job 0 is the worker itself (it could not start or could not read a message).
+        FromWorker::Failed { job, message } if job == current || job == 0 => {
+            bridge.update_value(|b| b.busy = false);
+            results.status.set(Status::Failed(message));
+        }
+        _ => {} // a message of a cancelled job
+    }
+}

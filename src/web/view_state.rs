@@ -1,0 +1,215 @@
+//! What the user is looking at, and its mirror in the URL hash.
+//!
+//! The hash holds the tab, the condition filters and the comparison (and a few display
+//! choices), so a reload or a shared link restores the view. The data itself is never in the
+//! URL.
+
+use leptos::prelude::*;
+
+use crate::browse::Outcome;
+use crate::report::table::Column;
+
+/// The tabs, in display order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    Table,
+    Curves,
+    Checkpoints,
+    Outcomes,
+    Labels,
+    Cost,
+    Compare,
+    Rollouts,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 8] = [
+        Tab::Table,
+        Tab::Curves,
+        Tab::Checkpoints,
+        Tab::Outcomes,
+        Tab::Labels,
+        Tab::Cost,
+        Tab::Compare,
+        Tab::Rollouts,
+    ];
+
+    /// The tab's name in the URL and in its `data-testid` (`tab-<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Tab::Table => "table",
+            Tab::Curves => "curves",
+            Tab::Checkpoints => "checkpoints",
+            Tab::Outcomes => "outcomes",
+            Tab::Labels => "labels",
+            Tab::Cost => "cost",
+            Tab::Compare => "compare",
+            Tab::Rollouts => "rollouts",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Table => "Main table",
+            Tab::Curves => "Survival curves",
+            Tab::Checkpoints => "PEC checkpoints",
+            Tab::Outcomes => "Outcomes",
+            Tab::Labels => "First failures",
+            Tab::Cost => "Cost",
+            Tab::Compare => "Paired comparison",
+            Tab::Rollouts => "Rollouts",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// The view store; see the module documentation.
+#[derive(Clone, Copy)]
+pub struct ViewState {
+    pub tab: RwSignal<Tab>,
+    /// Condition filters: empty = all.
+    pub dataset: RwSignal<String>,
+    pub model: RwSignal<String>,
+    pub decimals: RwSignal<usize>,
+    pub intervals: RwSignal<bool>,
+    /// Main table sort: column and descending.
+    pub sort: RwSignal<Option<(Column, bool)>>,
+    pub elig: RwSignal<bool>,
+    pub band: RwSignal<bool>,
+    pub k_from: RwSignal<usize>,
+    pub k_to: RwSignal<usize>,
+    /// Series hidden through the legend, by method name.
+    pub hidden: RwSignal<Vec<String>>,
+    /// Depths shown in the checkpoint table, as typed (e.g. "1,2,4,8").
+    pub checkpoints: RwSignal<String>,
+    pub cost_baseline: RwSignal<String>,
+    pub cmp_dataset: RwSignal<String>,
+    pub cmp_model: RwSignal<String>,
+    pub cmp_a: RwSignal<String>,
+    pub cmp_b: RwSignal<String>,
+    /// Rollout browser: condition as "dataset\u{1f}model\u{1f}method", outcome filter, search.
+    pub rb_condition: RwSignal<String>,
+    pub rb_outcome: RwSignal<Outcome>,
+    pub rb_search: RwSignal<String>,
+    pub rb_offset: RwSignal<usize>,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ViewState {
+    pub fn new() -> Self {
+        ViewState {
+            tab: RwSignal::new(Tab::Table),
+            dataset: RwSignal::new(String::new()),
+            model: RwSignal::new(String::new()),
+            decimals: RwSignal::new(2),
+            intervals: RwSignal::new(true),
+            sort: RwSignal::new(None),
+            elig: RwSignal::new(false),
+            band: RwSignal::new(true),
+            k_from: RwSignal::new(1),
+            k_to: RwSignal::new(10),
+            hidden: RwSignal::new(Vec::new()),
+            checkpoints: RwSignal::new("1,2,3,4,5".to_string()),
+            cost_baseline: RwSignal::new(String::new()),
+            cmp_dataset: RwSignal::new(String::new()),
+            cmp_model: RwSignal::new(String::new()),
+            cmp_a: RwSignal::new(String::new()),
+            cmp_b: RwSignal::new(String::new()),
+            rb_condition: RwSignal::new(String::new()),
+            rb_outcome: RwSignal::new(Outcome::All),
+            rb_search: RwSignal::new(String::new()),
+            rb_offset: RwSignal::new(0),
+        }
+    }
+
+    /// The hash for the current view: `key=value` pairs, percent-encoded.
+    pub fn to_hash(&self) -> String {
+        let mut parts: Vec<(&str, String)> = vec![("tab", self.tab.get().name().to_string())];
+        let mut put = |k: &'static str, v: String| {
+            if !v.is_empty() {
+                parts.push((k, v));
+            }
+        };
+        put("ds", self.dataset.get());
+        put("model", self.model.get());
+        put("cmp_ds", self.cmp_dataset.get());
+        put("cmp_model", self.cmp_model.get());
+        put("a", self.cmp_a.get());
+        put("b", self.cmp_b.get());
+        put("cond", self.rb_condition.get());
+        if self.elig.get() {
+            put("curve", "elig".to_string());
+        }
+        if (self.k_from.get(), self.k_to.get()) != (1, 10) {
+            put("k", format!("{}-{}", self.k_from.get(), self.k_to.get()));
+        }
+        put("hide", self.hidden.get().join("\u{1f}"));
+        if self.decimals.get() != 2 {
+            put("dp", self.decimals.get().to_string());
+        }
+        put("base", self.cost_baseline.get());
+        parts
+            .iter()
+            .map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v))))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// Applies a hash (without the `#`); unknown keys and bad values are ignored.
+    pub fn apply_hash(&self, hash: &str) {
+        for pair in hash.split('&') {
+            let Some((k, v)) = pair.split_once('=') else {
+                continue;
+            };
+            let v: String = js_sys::decode_uri_component(v)
+                .map(String::from)
+                .unwrap_or_default();
+            match k {
+                "tab" => {
+                    if let Some(t) = Tab::from_name(&v) {
+                        self.tab.set(t)
+                    }
+                }
+                "ds" => self.dataset.set(v),
+                "model" => self.model.set(v),
+                "cmp_ds" => self.cmp_dataset.set(v),
+                "cmp_model" => self.cmp_model.set(v),
+                "a" => self.cmp_a.set(v),
+                "b" => self.cmp_b.set(v),
+                "cond" => self.rb_condition.set(v),
+                "curve" => self.elig.set(v == "elig"),
+                "k" => {
+                    if let Some((a, b)) = v.split_once('-') {
+                        if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                            if a >= 1 && b >= a {
+                                self.k_from.set(a);
+                                self.k_to.set(b);
+                            }
+                        }
+                    }
+                }
+                "hide" => self.hidden.set(
+                    v.split('\u{1f}')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                ),
+                "dp" => {
+                    if let Ok(d) = v.parse::<usize>() {
+                        self.decimals.set(d.clamp(2, 4))
+                    }
+                }
+                "base" => self.cost_baseline.set(v),
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! Survival curves (Figure 1): one plot per dataset × model, drawn with plotters on a canvas,
+//! with a legend that toggles series, a hover readout and an at-risk table aligned to the ticks.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+
+use super::{method_color, report, visible, Filters};
+use crate::plot::{color_hex, draw_pec, Curve, PecPlot, PlotFrame, Series};
+use crate::report::ConditionReport;
+use crate::web::app::target_value;
+use crate::web::download::download_canvas;
+use crate::web::view_state::ViewState;
+
+/// Reads one figure of the at-risk table from a PEC point.
+type RiskFigure = fn(&crate::report::PecPoint) -> u64;
+
+const WIDTH: u32 = 760;
+const HEIGHT: u32 = 380;
+
+fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+#[component]
+pub fn Curves() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let blocks = move || {
+        let Some(r) = report() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        for c in visible(&r, &view) {
+            if !out.iter().any(|(d, m)| *d == c.dataset && *m == c.model) {
+                out.push((c.dataset.clone(), c.model.clone()));
+            }
+        }
+        out
+    };
+    let k_max = move || report().map(|r| r.settings.k_max).unwrap_or(10);
+    view! {
+        <div class="curves-tab">
+            <Filters/>
+            <div class="controls">
+                <label>
+                    <input
+                        type="checkbox"
+                        data-testid="toggle-elig"
+                        prop:checked=move || view.elig.get()
+                        on:change=move |e| view.elig.set(event_target_checked(&e))
+                    />
+                    " Show PEC_elig(k) (eligible-depth diagnostic) instead of PEC(k)"
+                </label>
+                <label>
+                    <input
+                        type="checkbox"
+                        data-testid="toggle-band"
+                        prop:checked=move || view.band.get()
+                        on:change=move |e| view.band.set(event_target_checked(&e))
+                    />
+                    " Bootstrap band"
+                </label>
+                <label>
+                    "k from "
+                    <input
+                        type="number"
+                        min="1"
+                        data-testid="k-from"
+                        prop:value=move || view.k_from.get().to_string()
+                        on:change=move |e| {
+                            let v = target_value(&e).parse::<usize>().unwrap_or(1).clamp(1, k_max());
+                            view.k_from.set(v);
+                            if view.k_to.get_untracked() < v {
+                                view.k_to.set(v);
+                            }
+                        }
+                    />
+                </label>
+                <label>
+                    " to "
+                    <input
+                        type="number"
+                        min="1"
+                        data-testid="k-to"
+                        prop:value=move || view.k_to.get().to_string()
+                        on:change=move |e| {
+                            let v = target_value(&e)
+                                .parse::<usize>()
+                                .unwrap_or(10)
+                                .clamp(view.k_from.get_untracked(), k_max());
+                            view.k_to.set(v);
+                        }
+                    />
+                </label>
+            </div>
+            <p class="hint">
+                "Fixed-cohort PEC(k) = share of all N rollouts whose first k actions all executed; a rollout that ended before k counts as not surviving (no censoring correction). Steps are right-continuous from PEC(0) = 1."
+            </p>
+            <For
+                each=blocks
+                key=|b| b.clone()
+                children=move |(dataset, model)| view! { <PecPanel dataset model/> }
+            />
+        </div>
+    }
+}
+
+/// One survival plot with its legend, readout and at-risk table.
+#[component]
+fn PecPanel(dataset: String, model: String) -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let frame = RwSignal::new(None::<PlotFrame>);
+    let hover = RwSignal::new(None::<usize>);
+    let title = format!("{dataset} / {model}");
+    let (d2, m2) = (dataset.clone(), model.clone());
+    let conditions = Memo::new(move |_| {
+        report()
+            .map(|r| {
+                r.conditions
+                    .iter()
+                    .filter(|c| c.dataset == d2 && c.model == m2)
+                    .map(|c| (method_color(&r, &c.method), c.clone()))
+                    .collect::<Vec<(usize, ConditionReport)>>()
+            })
+            .unwrap_or_default()
+    });
+    let shown = move || {
+        let hidden = view.hidden.get();
+        conditions
+            .get()
+            .into_iter()
+            .filter(|(_, c)| !hidden.contains(&c.method))
+            .collect::<Vec<_>>()
+    };
+    let range = move || {
+        let k_max = report().map(|r| r.settings.k_max).unwrap_or(10);
+        let to = view.k_to.get().min(k_max).max(1);
+        (view.k_from.get().min(to), to)
+    };
+    let title2 = title.clone();
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let series_data = shown();
+        let (k_from, k_to) = range();
+        let plot = PecPlot {
+            title: title2.clone(),
+            series: series_data
+                .iter()
+                .map(|(color, c)| Series {
+                    label: c.method.clone(),
+                    color: *color,
+                    condition: c,
+                })
+                .collect(),
+            curve: if view.elig.get() {
+                Curve::Elig
+            } else {
+                Curve::Pec
+            },
+            band: view.band.get(),
+            k_from,
+            k_to,
+            dark: prefers_dark(),
+        };
+        canvas.set_width(WIDTH);
+        canvas.set_height(HEIGHT);
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let root = backend.into_drawing_area();
+            match draw_pec(&root, &plot) {
+                Ok(f) => frame.set(Some(f)),
+                Err(e) => web_sys::console::error_1(&e.into()),
+            }
+            let _ = root.present();
+        }
+    });
+    let on_move = move |e: web_sys::MouseEvent| {
+        let (Some(canvas), Some(f)) = (canvas_ref.get_untracked(), frame.get_untracked()) else {
+            return;
+        };
+        let rect = canvas.get_bounding_client_rect();
+        if rect.width() <= 0.0 {
+            return;
+        }
+        let x = (f64::from(e.client_x()) - rect.left()) * f64::from(WIDTH) / rect.width();
+        let (k_from, k_to) = range();
+        let first = if view.elig.get_untracked() {
+            k_from
+        } else {
+            k_from - 1
+        };
+        hover.set(f.depth_at(x as i32).filter(|k| *k >= first && *k <= k_to));
+    };
+    let readout = move || {
+        let k = hover.get()?;
+        let elig = view.elig.get();
+        let lines = shown()
+            .into_iter()
+            .map(|(color, c)| {
+                let text = if k == 0 {
+                    format!("{}: PEC(0) = 1 (N = {})", c.method, c.n)
+                } else if let Some(p) = c.pec.get(k - 1) {
+                    let value = if elig {
+                        p.elig
+                            .map_or("undefined".to_string(), |v| format!("{v:.3}"))
+                    } else {
+                        format!("{:.3}", p.value)
+                    };
+                    let ci = match (elig, p.ci) {
+                        (false, Some([lo, hi])) => format!(" [{lo:.3}, {hi:.3}]"),
+                        _ => String::new(),
+                    };
+                    format!("{}: {value}{ci}  n_k = {}", c.method, p.n_k)
+                } else {
+                    format!("{}: –", c.method)
+                };
+                view! { <li style=format!("border-left-color: {}", color_hex(color))>{text}</li> }
+            })
+            .collect_view();
+        Some(view! {
+            <div class="readout" data-testid="plot-readout">
+                <strong>{format!("k = {k}")}</strong>
+                <ul>{lines}</ul>
+            </div>
+        })
+    };
+    let legend = move || {
+        conditions
+            .get()
+            .into_iter()
+            .map(|(color, c)| {
+                let method = c.method.clone();
+                let m2 = method.clone();
+                let pressed = move || (!view.hidden.get().contains(&m2)).to_string();
+                view! {
+                    <button
+                        class="legend-item"
+                        data-testid="legend-item"
+                        aria-pressed=pressed
+                        on:click=move |_| {
+                            let m = method.clone();
+                            view.hidden.update(|h| {
+                                if let Some(i) = h.iter().position(|x| *x == m) {
+                                    h.remove(i);
+                                } else {
+                                    h.push(m);
+                                }
+                            })
+                        }
+                    >
+                        <span class="swatch" style=format!("background: {}", color_hex(color))></span>
+                        {c.method.clone()}
+                    </button>
+                }
+            })
+            .collect_view()
+    };
+    // At-risk table: per visible method, three rows of figures placed under the k ticks; the
+    // row names sit in the plot's left margin, like a survival plot's number-at-risk table.
+    let at_risk = move || {
+        let f = frame.get()?;
+        let (k_from, k_to) = range();
+        let pct = |x: f64| x / f64::from(WIDTH) * 100.0;
+        let left = move |k: usize| format!("left: {:.2}%", pct(f.x_of(k as f64)));
+        let margin = format!("width: {:.2}%", pct(f64::from(f.x_px.0)) - 0.5);
+        let every = (k_to + 1 - k_from).div_ceil(20).max(1);
+        let ks: Vec<usize> = (k_from..=k_to)
+            .filter(|k| (k - k_from) % every == 0)
+            .collect();
+        let ks2 = ks.clone();
+        let m2 = margin.clone();
+        let ticks = ks
+            .iter()
+            .map(|&k| view! { <span class="cell head" style=left(k)>{k}</span> })
+            .collect_view();
+        let groups = shown()
+            .into_iter()
+            .map(|(color, c)| {
+                let figures: [(&str, RiskFigure); 3] = [
+                    ("at risk", |p| p.n_k),
+                    ("fail at k", |p| p.first_failures),
+                    ("ended < k", |p| p.ended_before),
+                ];
+                let rows = figures
+                    .into_iter()
+                    .map(|(name, get)| {
+                        let cells = ks2
+                            .iter()
+                            .filter_map(|&k| c.pec.get(k - 1).map(|p| (k, get(p))))
+                            .map(|(k, v)| view! { <span class="cell" style=left(k)>{v}</span> })
+                            .collect_view();
+                        view! {
+                            <div class="risk-row">
+                                <span class="risk-name" style=m2.clone()>{name}</span>
+                                {cells}
+                            </div>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <div class="risk-group">
+                        <div class="risk-method" style=format!("border-left-color: {}", color_hex(color))>
+                            {c.method.clone()}
+                        </div>
+                        {rows}
+                    </div>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <div class="at-risk" data-testid="at-risk">
+                <div class="risk-row ticks"><span class="risk-name" style=margin>"k"</span>{ticks}</div>
+                {groups}
+            </div>
+        })
+    };
+    let file_name = format!("pec-{dataset}-{model}.png").replace(['/', ' '], "_");
+    view! {
+        <figure class="plot">
+            <div class="legend" role="group" aria-label="series">{legend}</div>
+            <div class="canvas-wrap">
+                <canvas
+                    node_ref=canvas_ref
+                    data-testid="pec-plot"
+                    role="img"
+                    aria-label=format!("PEC survival curves for {title}")
+                    on:mousemove=on_move
+                    on:mouseleave=move |_| hover.set(None)
+                ></canvas>
+                {readout}
+            </div>
+            {at_risk}
+            <button
+                class="small"
+                data-testid="export-png"
+                on:click=move |_| {
+                    if let Some(c) = canvas_ref.get_untracked() {
+                        download_canvas(&file_name, &c);
+                    }
+                }
+            >
+                "Save PNG"
+            </button>
+        </figure>
+    }
+}

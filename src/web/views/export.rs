@@ -1,0 +1,51 @@
+//! Export: the report JSON (byte-identical to the CLI's), the main table as CSV and LaTeX.
+
+use leptos::prelude::*;
+
+use crate::report::table::{render_csv, render_latex};
+use crate::web::download::download_text;
+use crate::web::state::Session;
+use crate::web::view_state::ViewState;
+
+#[component]
+pub fn ExportPanel() -> impl IntoView {
+    let session = expect_context::<Session>();
+    let view = expect_context::<ViewState>();
+    let results = session.results();
+    let ready = move || results.report.with(|r| r.is_some());
+    let export_json = move |_| {
+        let json = results.report_json.get_untracked();
+        download_text("prefix-exec-report.json", "application/json", &json);
+    };
+    let export_csv = move |_| {
+        if let Some(r) = results.report.get_untracked() {
+            download_text("prefix-exec-table.csv", "text/csv", &render_csv(&r));
+        }
+    };
+    let export_latex = move |_| {
+        if let Some(r) = results.report.get_untracked() {
+            let tex = render_latex(
+                &r,
+                view.decimals.get_untracked(),
+                view.intervals.get_untracked(),
+            );
+            download_text("prefix-exec-table.tex", "application/x-tex", &tex);
+        }
+    };
+    view! {
+        <section class="panel export">
+            <h2>"Export"</h2>
+            <div class="export-buttons">
+                <button data-testid="export-report-json" disabled=move || !ready() on:click=export_json>
+                    "Report JSON"
+                </button>
+                <button data-testid="export-csv" disabled=move || !ready() on:click=export_csv>
+                    "Table CSV"
+                </button>
+                <button data-testid="export-latex" disabled=move || !ready() on:click=export_latex>
+                    "Table LaTeX"
+                </button>
+            </div>
+        </section>
+    }
+}

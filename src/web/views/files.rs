@@ -1,0 +1,155 @@
+//! Loading files (picker, drop, bundled example), the file list, and the line-error list.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::web::app::file_list;
+use crate::web::state::Session;
+
+/// The bundled example: a synthetic grid shaped like the paper's Table 2.
+pub const EXAMPLE_URL: &str = "./examples/synthetic-grid.jsonl";
+pub const EXAMPLE_NAME: &str = "synthetic-grid.jsonl";
+
+/// Fetches a same-origin file into a `File`.
+pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("could not load {url}"))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
+    if !response.ok() {
+        return Err(format!("could not load {url}: HTTP {}", response.status()));
+    }
+    let blob = JsFuture::from(response.blob().map_err(|_| "no body")?)
+        .await
+        .map_err(|_| format!("could not read {url}"))?;
+    let parts = js_sys::Array::new();
+    parts.push(&blob);
+    let options = web_sys::FilePropertyBag::new();
+    options.set_type("application/jsonl");
+    web_sys::File::new_with_blob_sequence_and_options(&parts, name, &options)
+        .map_err(|_| "could not create a file".to_string())
+}
+
+#[component]
+pub fn FilesPanel() -> impl IntoView {
+    let session = expect_context::<Session>();
+    let load_example = move |_| {
+        leptos::task::spawn_local(async move {
+            match fetch_file(EXAMPLE_URL, EXAMPLE_NAME).await {
+                Ok(file) => session.add_files(vec![file]),
+                Err(e) => session.notice.set(Some(e)),
+            }
+        });
+    };
+    let on_pick = move |e: web_sys::Event| {
+        let input: Option<web_sys::HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
+        if let Some(input) = input {
+            if let Some(list) = input.files() {
+                session.add_files(file_list(&list));
+            }
+            input.set_value("");
+        }
+    };
+    view! {
+        <section class="panel files">
+            <h2>"Rollout files"</h2>
+            <div class="file-actions">
+                <label class="button">
+                    "Choose files…"
+                    <input
+                        type="file"
+                        multiple
+                        accept=".jsonl,.json,.txt,application/json"
+                        data-testid="file-input"
+                        class="visually-hidden"
+                        on:change=on_pick
+                    />
+                </label>
+                <button data-testid="load-example" on:click=load_example>"Load example"</button>
+            </div>
+            <p class="hint">"…or drop files anywhere on the page."</p>
+            <ul class="file-list" data-testid="file-list">
+                <For
+                    each=move || session.files.get()
+                    key=|f| f.id
+                    children=move |f| {
+                        let id = f.id;
+                        view! {
+                            <li data-testid="file-item">
+                                <span class="file-name" title=f.name.clone()>{f.name.clone()}</span>
+                                <span class="file-size">{format!("{:.1} MB", f.size / 1e6)}</span>
+                                <button
+                                    class="icon"
+                                    data-testid="file-remove"
+                                    aria-label=format!("remove {}", f.name)
+                                    on:click=move |_| session.remove_file(id)
+                                >
+                                    "×"
+                                </button>
+                            </li>
+                        }
+                    }
+                />
+            </ul>
+            {move || {
+                session
+                    .notice
+                    .get()
+                    .map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })
+            }}
+        </section>
+    }
+}
+
+/// Line-numbered problems in the input; valid lines were still scored.
+#[component]
+pub fn ErrorList() -> impl IntoView {
+    let results = expect_context::<Session>().results();
+    let report = move || results.report.get();
+    view! {
+        {move || {
+            report()
+                .filter(|r| r.diagnostics_total > 0)
+                .map(|r| {
+                    let total = r.diagnostics_total;
+                    let shown = r.diagnostics.len();
+                    view! {
+                        <section class="panel errors" data-testid="error-list">
+                            <h2>
+                                {format!("Input problems: {total}")}
+                            </h2>
+                            <p class="hint">
+                                {if total as usize > shown {
+                                    format!("The first {shown} are listed. ")
+                                } else {
+                                    String::new()
+                                }}
+                                "Every valid line was still scored."
+                            </p>
+                            <ol class="error-items">
+                                {r
+                                    .diagnostics
+                                    .iter()
+                                    .map(|d| {
+                                        let place = match d.line {
+                                            Some(l) => format!("{}:{}", d.file, l),
+                                            None => d.file.clone(),
+                                        };
+                                        view! {
+                                            <li data-testid="error-item">
+                                                <code>{place}</code>
+                                                " "
+                                                <span>{d.message.clone()}</span>
+                                            </li>
+                                        }
+                                    })
+                                    .collect_view()}
+                            </ol>
+                        </section>
+                    }
+                })
+        }}
+    }
+}

@@ -1,0 +1,87 @@
+//! First-failure labels: counts and shares per condition as a stacked bar; they sum to
+//! RR-Eligible. Diagnostic only: no metric depends on them.
+
+use leptos::prelude::*;
+
+use super::{report, visible, Filters};
+use crate::plot::color_hex;
+use crate::report::derive::label_shares;
+use crate::web::view_state::ViewState;
+
+fn label_color(name: &str) -> String {
+    match name {
+        "schema" => color_hex(0),
+        "dependency" => color_hex(1),
+        "precondition" => color_hex(2),
+        "state" => color_hex(3),
+        "information" => color_hex(4),
+        _ => "#999999".to_string(),
+    }
+}
+
+#[component]
+pub fn Labels() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let legend = ["schema", "dependency", "precondition", "state", "information", "unlabeled"]
+        .into_iter()
+        .map(|n| {
+            view! { <span class="legend-static"><span class="swatch" style=format!("background: {}", label_color(n))></span>{n}</span> }
+        })
+        .collect_view();
+    let rows = move || {
+        let r = report()?;
+        Some(
+            visible(&r, &view)
+                .into_iter()
+                .map(|c| {
+                    let shares = label_shares(&c);
+                    let segments = shares
+                        .iter()
+                        .map(|(name, n, share)| {
+                            view! {
+                                <span
+                                    class="segment"
+                                    title=format!("{name}: {n} ({:.1}%)", share * 100.0)
+                                    style=format!("width: {:.3}%; background: {}", share * 100.0, label_color(name))
+                                ></span>
+                            }
+                        })
+                        .collect_view();
+                    let text = shares
+                        .iter()
+                        .map(|(name, n, share)| format!("{name} {n} ({:.0}%)", share * 100.0))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    view! {
+                        <tr>
+                            <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
+                            <td class="num">{c.rr_eligible}</td>
+                            <td class="bar-cell"><div class="stacked">{segments}</div></td>
+                            <td>{if text.is_empty() { "no failed prefix".to_string() } else { text }}</td>
+                        </tr>
+                    }
+                })
+                .collect_view(),
+        )
+    };
+    view! {
+        <div>
+            <Filters/>
+            <p class="hint">"The label of the first invalid action of each failed rollout (tie-break: schema, dependency, precondition, state, information). Counts sum to RR-Eligible."</p>
+            <div class="legend">{legend}</div>
+            <div class="table-wrap">
+                <table class="data" data-testid="label-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Condition"</th>
+                            <th scope="col" class="num">"RR-Eligible"</th>
+                            <th scope="col">"Shares"</th>
+                            <th scope="col">"Counts"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </div>
+    }
+}

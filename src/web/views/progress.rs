@@ -1,0 +1,56 @@
+//! The progress bar: bytes parsed, then resamples done.
+
+use leptos::prelude::*;
+
+use crate::web::state::{Session, Status};
+
+#[component]
+pub fn ProgressBar() -> impl IntoView {
+    let results = expect_context::<Session>().results();
+    let state = move || match results.status.get() {
+        Status::Computing { .. } => "computing",
+        Status::Ready { .. } => "ready",
+        Status::Failed(_) => "failed",
+        Status::Empty => "empty",
+    };
+    let fraction = move || match results.status.get() {
+        Status::Computing { phase, done, total } if total > 0 => {
+            // Parsing is the first half of the bar, the bootstrap the second.
+            let f = done as f64 / total as f64;
+            if phase == "parse" {
+                f * 0.5
+            } else {
+                0.5 + f * 0.5
+            }
+        }
+        Status::Ready { .. } => 1.0,
+        _ => 0.0,
+    };
+    let text = move || match results.status.get() {
+        Status::Computing { phase, done, total } if phase == "parse" => format!(
+            "Reading files: {:.1} of {:.1} MB",
+            done as f64 / 1e6,
+            total as f64 / 1e6
+        ),
+        Status::Computing { done, total, .. } => {
+            format!("Bootstrap: {done} of {total} resamples")
+        }
+        Status::Ready { compute_ms } => format!("Done in {:.0} ms", compute_ms),
+        Status::Failed(m) => m,
+        Status::Empty => String::new(),
+    };
+    view! {
+        <div class="progress" data-testid="progress" data-state=state>
+            <div
+                class="bar"
+                role="progressbar"
+                aria-valuemin="0"
+                aria-valuemax="100"
+                aria-valuenow=move || format!("{:.0}", fraction() * 100.0)
+            >
+                <div class="fill" style=move || format!("width: {:.1}%", fraction() * 100.0)></div>
+            </div>
+            <span class="progress-text" aria-live="polite">{text}</span>
+        </div>
+    }
+}

@@ -1,0 +1,256 @@
+//! The Web Worker: reads the dropped files in chunks (with `FileReaderSync`, which workers
+//! have), scores them and runs the bootstrap, posting progress as it goes. The page stays
+//! responsive because none of this runs on its thread; cancelling a job means terminating the
+//! worker and starting a fresh one.
+//!
+//! After a job the worker keeps the corpus and the files, to answer rollout queries.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+
+use super::protocol::{FromWorker, ToWorker};
+use crate::browse::{list_rollouts, parse_steps};
+use crate::input::Ingest;
+use crate::report::build_report_with_progress;
+use crate::rollout::Corpus;
+
+/// Bytes read per chunk: large enough to keep the per-call overhead small, small enough for
+/// frequent progress and bounded memory.
+const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
+/// Minimum time between progress messages.
+const PROGRESS_MS: f64 = 50.0;
+
+struct State {
+    corpus: Corpus,
+    /// Turns an imported rollout's raw bytes back into a canonical line.
+    summary: crate::import::ImportSummary,
+    files: Vec<File>,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+    static CURRENT_JOB: RefCell<u32> = const { RefCell::new(0) };
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(msg: &FromWorker) {
+    let text = serde_json::to_string(msg).unwrap_or_default();
+    let obj = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    let _ = scope().post_message(&obj);
+}
+
+/// Entry point of the worker binary.
+pub fn start_worker() {
+    std::panic::set_hook(Box::new(|info| {
+        let job = CURRENT_JOB.with(|j| *j.borrow());
+        post(&FromWorker::Failed {
+            job,
+            message: format!("internal error (please report it): {info}"),
+        });
+    }));
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
+    scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    warm_up();
+    post(&FromWorker::Ready);
+}
+
+/// Scores a small made-up grid once at start-up. WebAssembly engines first run code in a
+/// baseline tier and optimise a function only once it has run for a while; doing that on dummy
+/// data while the user is still picking files halves the time of the first real report. The
+/// result is discarded.
+fn warm_up() {
+    let mut text = String::new();
+    for i in 0..240u32 {
+        let steps: Vec<String> = (0..(2 + i % 7))
+            .map(|s| {
+                let ok = (i * 7 + s * 13) % 11 != 0;
+                format!(
+                    r#"{{"tool":"t{s}","args":{{"x":{s}}},"ok":{ok},"error":"e","label":"state"}}"#
+                )
+            })
+            .collect();
+        text.push_str(&format!(
+            r#"{{"dataset":"d{}","task_id":"t{}","model":"m","method":"a{}","success":{},"steps":[{}],"cost":{{"tokens":{}}}}}"#,
+            i % 2,
+            i / 6,
+            i % 3,
+            i % 5 != 0,
+            steps.join(","),
+            i * 10
+        ));
+        text.push('\n');
+    }
+    let corpus = crate::input::read_files([("warm-up.jsonl", text.as_bytes())]);
+    let settings = crate::report::Settings {
+        bootstrap: 600,
+        ..crate::report::Settings::default()
+    };
+    let _ = crate::report::build_report(&corpus, &settings).to_json();
+}
+
+fn on_message(event: MessageEvent) {
+    let data = event.data();
+    let text = js_sys::Reflect::get(&data, &"msg".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let request: ToWorker = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            return post(&FromWorker::Failed {
+                job: 0,
+                message: format!("bad message to the worker: {e}"),
+            })
+        }
+    };
+    match request {
+        ToWorker::Compute {
+            job,
+            names,
+            settings,
+        } => {
+            CURRENT_JOB.with(|j| *j.borrow_mut() = job);
+            let files: Vec<File> = js_sys::Reflect::get(&data, &"files".into())
+                .ok()
+                .map(|f| {
+                    js_sys::Array::from(&f)
+                        .iter()
+                        .map(|f| f.unchecked_into())
+                        .collect()
+                })
+                .unwrap_or_default();
+            match compute(job, &names, files, &settings) {
+                Ok(msg) => post(&msg),
+                Err(message) => post(&FromWorker::Failed { job, message }),
+            }
+        }
+        ToWorker::Rollouts { job, query } => STATE.with(|s| {
+            if let Some(state) = s.borrow().as_ref() {
+                let page = list_rollouts(&state.corpus, &query);
+                post(&FromWorker::Rollouts { job, page });
+            }
+        }),
+        ToWorker::Steps { job, index } => STATE.with(|s| {
+            if let Some(state) = s.borrow().as_ref() {
+                let (steps, line) = read_steps(state, index);
+                post(&FromWorker::Steps {
+                    job,
+                    index,
+                    steps,
+                    line,
+                });
+            }
+        }),
+    }
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+fn compute(
+    job: u32,
+    names: &[String],
+    files: Vec<File>,
+    settings: &super::protocol::JobSettings,
+) -> Result<FromWorker, String> {
+    let started = now();
+    let settings = settings.to_settings()?;
+    let reader = FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
+    let total: f64 = files.iter().map(|f| f.size()).sum();
+    let mut done = 0.0;
+    let mut last = 0.0;
+    let mut ingest = Ingest::new();
+    for (i, file) in files.iter().enumerate() {
+        let name = names.get(i).cloned().unwrap_or_else(|| file.name());
+        let id = ingest.begin_file(&name);
+        let size = file.size();
+        let mut at = 0.0;
+        while at < size {
+            let end = (at + CHUNK).min(size);
+            let blob = file
+                .slice_with_f64_and_f64(at, end)
+                .map_err(|_| format!("cannot read {name}"))?;
+            let buffer = reader
+                .read_as_array_buffer(&blob)
+                .map_err(|_| format!("cannot read {name} (was it moved or deleted?)"))?;
+            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+            ingest.push(id, &bytes);
+            done += end - at;
+            at = end;
+            if now() - last > PROGRESS_MS {
+                last = now();
+                post(&FromWorker::Progress {
+                    job,
+                    phase: "parse".to_string(),
+                    done: done as u64,
+                    total: total as u64,
+                });
+            }
+        }
+        ingest.end_file(id);
+    }
+    let (corpus, summary) = ingest.finish_with_summary();
+    let report = build_report_with_progress(&corpus, &settings, &mut |p| {
+        if now() - last > PROGRESS_MS || p.done == p.total {
+            last = now();
+            post(&FromWorker::Progress {
+                job,
+                phase: "bootstrap".to_string(),
+                done: p.done,
+                total: p.total,
+            });
+        }
+    });
+    let json = report.to_json();
+    STATE.with(|s| {
+        *s.borrow_mut() = Some(State {
+            corpus,
+            summary,
+            files,
+        })
+    });
+    Ok(FromWorker::Report {
+        job,
+        json,
+        compute_ms: now() - started,
+    })
+}
+
+fn read_steps(
+    state: &State,
+    index: usize,
+) -> (Result<Vec<crate::browse::StepView>, String>, String) {
+    let Some(r) = state.corpus.rollouts.get(index) else {
+        return (Err("no such rollout".to_string()), String::new());
+    };
+    let Some(file) = state.files.get(r.source.file as usize) else {
+        return (
+            Err("its file is no longer loaded".to_string()),
+            String::new(),
+        );
+    };
+    let start = r.source.offset as f64;
+    let bytes = FileReaderSync::new()
+        .ok()
+        .and_then(|reader| {
+            let blob = file
+                .slice_with_f64_and_f64(start, start + r.source.len as f64)
+                .ok()?;
+            let buffer = reader.read_as_array_buffer(&blob).ok()?;
+            Some(js_sys::Uint8Array::new(&buffer).to_vec())
+        })
+        .unwrap_or_default();
+    match state.summary.rollout_line(&state.corpus, index, &bytes) {
+        Ok(line) => (parse_steps(&line), line),
+        Err(e) => (Err(e), String::new()),
+    }
+}
