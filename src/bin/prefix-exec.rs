@@ -22,7 +22,7 @@ mod cli {
 
     use prefix_exec::import::ImportOptions;
     use prefix_exec::input::Ingest;
-    use prefix_exec::report::{build_report_with_progress, table, Settings};
+    use prefix_exec::report::{build_report_full, table, Settings};
     use prefix_exec::score::MaxDepth;
 
     #[derive(Parser)]
@@ -252,7 +252,7 @@ mod cli {
             }
             ingest.end_file(id);
         }
-        let corpus = ingest.finish();
+        let (corpus, summary) = ingest.finish_with_summary();
         progress.done();
 
         let shown = corpus.diagnostics.len() as u64;
@@ -270,7 +270,7 @@ mod cli {
             return Ok(ExitCode::from(1));
         }
 
-        let report = build_report_with_progress(&corpus, &settings, &mut |p| {
+        let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
             progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
         });
         progress.done();

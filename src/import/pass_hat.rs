@@ -15,11 +15,13 @@ pub fn pass_hat_k(corpus: &Corpus, condition: ConditionId, k: u32) -> Option<f64
         return None;
     }
     let per_task = trials(corpus, condition);
-    let ratios: Vec<f64> = per_task
+    let mut ratios: Vec<f64> = per_task
         .values()
         .filter(|&&(n, _)| n >= u64::from(k))
         .map(|&(n, c)| ratio(c, n, u64::from(k)))
         .collect();
+    // Summed in value order: task ids are numbered in input order, which must not matter.
+    ratios.sort_by(f64::total_cmp);
     (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
 }
 

@@ -5,6 +5,7 @@ use super::{
     ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
     PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
+use crate::import::{pass_hat_curve, ImportSummary};
 use crate::rollout::Corpus;
 use crate::score::{aggregate, Aggregates, ConditionMetrics, MaxDepth};
 use crate::stats::bootstrap::{
@@ -32,6 +33,17 @@ pub fn build_report(corpus: &Corpus, settings: &Settings) -> Report {
 /// [`build_report`], calling `progress` as the bootstrap advances.
 pub fn build_report_with_progress(
     corpus: &Corpus,
+    settings: &Settings,
+    progress: &mut dyn FnMut(Progress),
+) -> Report {
+    build_report_full(corpus, None, settings, progress)
+}
+
+/// [`build_report_with_progress`], adding what the importers found (first-failure sources when
+/// tool schemas were checked).
+pub fn build_report_full(
+    corpus: &Corpus,
+    imports: Option<&ImportSummary>,
     settings: &Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
@@ -79,11 +91,27 @@ pub fn build_report_with_progress(
     let z = two_sided_z(level);
     let cost_present: [bool; 3] =
         std::array::from_fn(|f| agg.conditions.iter().any(|m| m.cost[f].1 > 0));
+    let sources = imports.map(|s| s.source_counts(corpus)).unwrap_or_default();
+    // Sources are reported only when a schema check ever ran into a failure: otherwise every
+    // first failure is the environment's and the split says nothing.
+    let any_schema = sources.iter().any(|s| s.schema_check > 0);
     let conditions: Vec<ConditionReport> = agg
         .conditions
         .iter()
         .enumerate()
-        .map(|(rank, m)| condition_report(corpus, &agg, m, rank, z, &interval, cost_present))
+        .map(|(rank, m)| {
+            let mut c = condition_report(corpus, &agg, m, rank, z, &interval, cost_present);
+            c.pass_hat = pass_hat_curve(corpus, m.condition);
+            c.first_failure_sources = sources
+                .iter()
+                .find(|s| s.condition == m.condition)
+                .filter(|_| any_schema)
+                .map(|s| super::FailureSources {
+                    schema_check: s.schema_check,
+                    environment: s.environment,
+                });
+            c
+        })
         .collect();
 
     let paired = paired_comparisons(&agg, &conditions, settings, level, &series);
@@ -199,6 +227,8 @@ fn condition_report(
             latency_s: mean_cost(1),
             usd: mean_cost(2),
         },
+        pass_hat: Vec::new(),
+        first_failure_sources: None,
     }
 }
 

@@ -17,7 +17,7 @@ pub mod table;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use build::{build_report, build_report_with_progress, Progress};
+pub use build::{build_report, build_report_full, build_report_with_progress, Progress};
 
 use crate::score::MaxDepth;
 
@@ -150,6 +150,21 @@ pub struct ConditionReport {
     pub pec: Vec<PecPoint>,
     pub first_failure_labels: LabelCounts,
     pub cost: CostOut,
+    /// pass^k for k = 1, 2, … (the chance that k trials of a task all succeed, averaged over
+    /// tasks), present when every task of the condition has at least two trials.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_hat: Vec<f64>,
+    /// Where first failures came from, when tool schemas were checked: the schema check run on
+    /// the logged call, or the environment's own verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure_sources: Option<FailureSources>,
+}
+
+/// First failures by source; they sum to RR-Eligible.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureSources {
+    pub schema_check: u64,
+    pub environment: u64,
 }
 
 /// PEC at one depth, with the at-risk figures a survival plot shows under its axis.

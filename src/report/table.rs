@@ -71,6 +71,18 @@ pub fn fmt_estimate(e: &Estimate, decimals: usize, intervals: bool) -> String {
     }
 }
 
+/// pass^1..k as `0.42/0.27/0.22/0.20` (`–` without repeated trials).
+pub fn fmt_pass_hat(values: &[f64], decimals: usize) -> String {
+    if values.is_empty() {
+        return "–".to_string();
+    }
+    values
+        .iter()
+        .map(|v| fmt_num(*v, decimals))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// Conditions grouped into (dataset, model) blocks, in report order.
 pub fn blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
     let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
@@ -140,8 +152,10 @@ pub fn render_text(report: &Report, decimals: usize) -> String {
             "{} / {}  ({n_text})\n",
             first.dataset, first.model
         ));
+        let with_pass = block.iter().any(|c| !c.pass_hat.is_empty());
         let mut rows: Vec<Vec<String>> = vec![std::iter::once("Method".to_string())
             .chain(Column::ALL.iter().map(|c| c.title().to_string()))
+            .chain(with_pass.then(|| "pass^1..k".to_string()))
             .collect()];
         for c in &block {
             let mut row = vec![c.method.clone()];
@@ -158,6 +172,9 @@ pub fn render_text(report: &Report, decimals: usize) -> String {
                     }
                 };
                 row.push(cell);
+            }
+            if with_pass {
+                row.push(fmt_pass_hat(&c.pass_hat, decimals));
             }
             rows.push(row);
         }

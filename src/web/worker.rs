@@ -14,7 +14,7 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use super::protocol::{FromWorker, ToWorker};
 use crate::browse::{list_rollouts, parse_steps};
 use crate::input::Ingest;
-use crate::report::build_report_with_progress;
+use crate::report::build_report_full;
 use crate::rollout::Corpus;
 
 /// Bytes read per chunk: large enough to keep the per-call overhead small, small enough for
@@ -199,7 +199,7 @@ fn compute(
         ingest.end_file(id);
     }
     let (corpus, summary) = ingest.finish_with_summary();
-    let report = build_report_with_progress(&corpus, &settings, &mut |p| {
+    let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
         if now() - last > PROGRESS_MS || p.done == p.total {
             last = now();
             post(&FromWorker::Progress {

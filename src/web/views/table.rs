@@ -105,6 +105,13 @@ pub fn MainTable() -> impl IntoView {
                         <tr>
                             <th scope="col">"Method"</th>
                             {Column::ALL.into_iter().map(header).collect_view()}
+                            {move || {
+                                results
+                                    .report
+                                    .get()
+                                    .filter(|r| r.conditions.iter().any(|c| !c.pass_hat.is_empty()))
+                                    .map(|_| view! { <th scope="col" class="num">"pass^1..k"</th> })
+                            }}
                         </tr>
                     </thead>
                     {move || {
@@ -146,6 +153,13 @@ pub fn MainTable() -> impl IntoView {
                                                 }
                                             })
                                             .collect_view();
+                                        let pass = (!c.pass_hat.is_empty()).then(|| {
+                                            view! {
+                                                <td class="num" data-col="pass_hat" title="pass^1..k over repeated trials">
+                                                    {crate::report::table::fmt_pass_hat(&c.pass_hat, decimals)}
+                                                </td>
+                                            }
+                                        });
                                         view! {
                                             <tr
                                                 data-dataset=c.dataset.clone()
@@ -154,6 +168,7 @@ pub fn MainTable() -> impl IntoView {
                                             >
                                                 <th scope="row">{c.method.clone()}</th>
                                                 {cells}
+                                                {pass}
                                             </tr>
                                         }
                                     })
