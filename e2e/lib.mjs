@@ -390,15 +390,48 @@ export function correctRoundings(x, decimals) {
 
 export const CLI = path.resolve(process.env.PREFIX_EXEC_CLI ?? path.join(ROOT, 'target', 'debug', 'prefix-exec'));
 
-/** The CLI binary, built with `cargo build --bin prefix-exec` when missing. */
+/** The newest modification time (ms) of the crate's sources: src/**, Cargo.toml, Cargo.lock. */
+export function newestSourceMtime() {
+  let newest = 0;
+  const walk = (p) => {
+    let st;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) for (const e of fs.readdirSync(p)) walk(path.join(p, e));
+    else newest = Math.max(newest, st.mtimeMs);
+  };
+  for (const p of ['src', 'Cargo.toml', 'Cargo.lock']) walk(path.join(ROOT, p));
+  return newest;
+}
+
+/** Whether dist/ was built before the latest change to the crate's sources. */
+export function distIsStale() {
+  try {
+    return fs.statSync(path.join(DIST, 'index.html')).mtimeMs < newestSourceMtime();
+  } catch {
+    return true;
+  }
+}
+
+/** The CLI binary, built with `cargo build --bin prefix-exec` when missing or older than the
+ * sources (PREFIX_EXEC_CLI is used as it is). */
 export function ensureCli() {
-  if (!fs.existsSync(CLI)) {
-    if (process.env.PREFIX_EXEC_CLI) throw new Error(`PREFIX_EXEC_CLI=${CLI} does not exist`);
+  if (process.env.PREFIX_EXEC_CLI) {
+    if (!fs.existsSync(CLI)) throw new Error(`PREFIX_EXEC_CLI=${CLI} does not exist`);
+    return CLI;
+  }
+  if (!fs.existsSync(CLI) || fs.statSync(CLI).mtimeMs < newestSourceMtime()) {
     const r = spawnSync('cargo', ['build', '--bin', 'prefix-exec'], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    if (r.status !== 0 || !fs.existsSync(CLI)) throw new Error('cargo build --bin prefix-exec failed');
+    if (r.status !== 0) {
+      if (!fs.existsSync(CLI)) throw new Error('cargo build --bin prefix-exec failed');
+      process.stderr.write(`warning: cargo build --bin prefix-exec failed; using the existing ${CLI}\n`);
+    }
   }
   return CLI;
 }

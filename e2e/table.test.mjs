@@ -13,6 +13,7 @@ import {
   cliReportBytes,
   compareTableToReport,
   correctRoundings,
+  distIsStale,
   download,
   loadExample,
   openApp,
@@ -102,7 +103,8 @@ test('WASM report = native report, byte for byte (default settings)', { timeout:
     const i = a.findIndex((line, j) => line !== b[j]);
     assert.fail(
       `the browser's report (${bytes.length} bytes) differs from the CLI's (${native.length} bytes); ` +
-        `first difference at line ${i + 1}:\n  browser: ${a[i]}\n  cli:     ${b[i]}`,
+        `first difference at line ${i + 1}:\n  browser: ${a[i]}\n  cli:     ${b[i]}` +
+        (distIsStale() ? '\n(note: dist/ is older than src/: rebuild it with trunk build --release)' : ''),
     );
   }
   const report = JSON.parse(bytes.toString('utf8'));
