@@ -56,6 +56,8 @@ enum Reader {
     /// A whole JSON document, buffered until the file ends.
     Document(Vec<u8>),
     Ended,
+    /// A binary file: reported once, its bytes counted and dropped.
+    Skipped,
 }
 
 /// Incremental reader of rollout files; see the module documentation.
@@ -127,6 +129,21 @@ impl Ingest {
             Reader::Detecting(head) => {
                 head.extend_from_slice(chunk);
                 self.corpus.files[i].bytes = head.len() as u64;
+                // A binary file gets one message, not one per "line", and is not buffered.
+                if let Some(kind) = binary_kind(head) {
+                    let name = self.corpus.files[i].name.clone();
+                    self.corpus.files[i].errors += 1;
+                    self.corpus.push_diagnostic(crate::rollout::Diagnostic {
+                        file: name,
+                        line: None,
+                        message: format!(
+                            "this is {kind}, not rollout data; expected JSON Lines or a \
+                             benchmark's JSON results (see docs/format.md); the file was skipped"
+                        ),
+                    });
+                    self.readers[i] = Reader::Skipped;
+                    return;
+                }
                 // The first line can only complete with a line break in this chunk.
                 if chunk.contains(&b'\n') {
                     self.detect(file, false);
@@ -145,6 +162,7 @@ impl Ingest {
                 self.corpus.files[i].bytes = bytes.len() as u64;
             }
             Reader::Ended => {}
+            Reader::Skipped => self.corpus.files[i].bytes += chunk.len() as u64,
         }
     }
 
@@ -200,6 +218,10 @@ impl Ingest {
                 self.session.document(&mut self.corpus, i, &bytes);
             }
             Reader::Detecting(_) | Reader::Ended => return,
+            Reader::Skipped => {
+                self.readers[i] = Reader::Ended;
+                return;
+            }
         }
         self.session.end_file(&mut self.corpus, i);
     }
@@ -321,4 +343,29 @@ pub fn add_rollout(corpus: &mut Corpus, parsed: ParsedRollout, source: Source) {
         no_tool: parsed.no_tool,
         source,
     });
+}
+
+/// What a binary file looks like, from its first bytes: a known magic number, a NUL byte, or
+/// bytes that are not UTF-8. `None` for text (or too few bytes to tell).
+fn binary_kind(head: &[u8]) -> Option<&'static str> {
+    const MAGIC: [(&[u8], &str); 6] = [
+        (b"\x89PNG", "a PNG image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"\x1f\x8b", "a gzip file (decompress it first)"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+    ];
+    if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
+        return Some(kind);
+    }
+    let probe = &head[..head.len().min(4096)];
+    if probe.contains(&0) {
+        return Some("a binary file");
+    }
+    // Mostly undecodable bytes; one stray invalid byte in a text file is a line error instead.
+    let text = String::from_utf8_lossy(probe);
+    let replaced = text.matches('\u{FFFD}').count();
+    (probe.len() >= 16 && replaced * 10 > text.chars().count())
+        .then_some("a binary file (it is not UTF-8 text)")
 }
