@@ -251,15 +251,28 @@ export async function waitReady(page, timeout = 120_000) {
   return text;
 }
 
-/** Clicks "Load example" and waits for the result; returns the progress text. */
-export async function loadExample(page, timeout) {
-  await page.getByTestId('load-example').click();
-  await page.waitForFunction(
-    () => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') !== 'empty',
-    null,
-    { timeout: 30_000, polling: 20 },
-  );
+/**
+ * Runs `action` (which must start a computation) and waits for that computation's end, even when
+ * a previous one had already left the page "ready"; returns the progress text (see waitReady).
+ */
+export async function computeAfter(page, action, timeout) {
+  await page.evaluate(() => {
+    const el = document.querySelector('[data-testid="progress"]');
+    window.__e2eStarted = el.getAttribute('data-state') === 'computing';
+    window.__e2eObserver?.disconnect();
+    window.__e2eObserver = new MutationObserver(() => {
+      if (el.getAttribute('data-state') === 'computing') window.__e2eStarted = true;
+    });
+    window.__e2eObserver.observe(el, { attributes: true, attributeFilter: ['data-state'] });
+  });
+  await action();
+  await page.waitForFunction(() => window.__e2eStarted === true, null, { timeout: 30_000, polling: 20 });
   return waitReady(page, timeout);
+}
+
+/** Clicks "Load example" and waits for the computation; returns the progress text. */
+export function loadExample(page, timeout) {
+  return computeAfter(page, () => page.getByTestId('load-example').click(), timeout);
 }
 
 /** Clicks an export button (a data-testid or a locator) and returns the download's bytes and

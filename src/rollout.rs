@@ -81,6 +81,26 @@ impl Cost {
     ];
 }
 
+/// A rollout's cost as stored: the three fields of [`Cost`] with NaN for "absent" (valid costs
+/// are finite), half the size of three `Option<f64>` — it is kept for every rollout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PackedCost([f64; 3]);
+
+impl PackedCost {
+    /// Field `i` in [`Cost::FIELDS`] order.
+    pub fn get(&self, i: usize) -> Option<f64> {
+        let v = self.0[i];
+        (!v.is_nan()).then_some(v)
+    }
+}
+
+impl From<Cost> for PackedCost {
+    fn from(c: Cost) -> Self {
+        let f = |v: Option<f64>| v.unwrap_or(f64::NAN);
+        PackedCost([f(c.tokens), f(c.latency_s), f(c.usd)])
+    }
+}
+
 /// Where a rollout's line lives, so its steps can be re-read: file index, 1-based line number,
 /// byte offset of the line's first byte and its length in bytes (without the line break).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +108,7 @@ pub struct Source {
     pub file: u32,
     pub line: u64,
     pub offset: u64,
-    pub len: u64,
+    pub len: u32,
 }
 
 /// What is known about the first invalid action of a rollout with `FED ≤ T`.
@@ -120,7 +140,7 @@ pub struct Rollout {
     pub success: bool,
     /// Present iff `FED ≤ T`.
     pub first_failure: Option<FirstFailure>,
-    pub cost: Cost,
+    pub cost: PackedCost,
     /// No tool call at all: the rollout is one terminal no-tool action (`T = 1`).
     pub no_tool: bool,
     pub source: Source,

@@ -131,7 +131,7 @@ impl Session {
             file: file as u32,
             line: number,
             offset,
-            len: bytes.len() as u64,
+            len: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
         };
         match format {
             Format::BfclResult => self.bfcl_result_line(corpus, file, source, bytes),
@@ -861,7 +861,7 @@ fn source_of(file: usize, lc: &mut LineCounter<'_>, span: Span) -> Source {
         file: file as u32,
         line: lc.line_at(span.start),
         offset: span.start as u64,
-        len: (span.end - span.start) as u64,
+        len: u32::try_from(span.end - span.start).unwrap_or(u32::MAX),
     }
 }
 

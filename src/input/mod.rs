@@ -339,7 +339,7 @@ pub fn add_rollout(corpus: &mut Corpus, parsed: ParsedRollout, source: Source) {
         fed: crate::rollout::Fed(parsed.fed),
         success: parsed.success,
         first_failure,
-        cost: parsed.cost,
+        cost: parsed.cost.into(),
         no_tool: parsed.no_tool,
         source,
     });

@@ -5,9 +5,9 @@ use super::{
     ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
     PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
-use crate::import::{pass_hat_curve, ImportSummary};
+use crate::import::ImportSummary;
 use crate::rollout::Corpus;
-use crate::score::{aggregate, Aggregates, ConditionMetrics, MaxDepth};
+use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth};
 use crate::stats::bootstrap::{
     bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
@@ -52,8 +52,8 @@ pub fn build_report_full(
     } else {
         0.95
     };
-    let agg = aggregate(corpus, settings.max_depth);
     let resamples = settings.bootstrap as usize;
+    let agg = aggregate_with(corpus, settings.max_depth, resamples > 0);
 
     // One bootstrap per dataset block, each on the dataset's own stream.
     let total = (resamples * agg.blocks.len()) as u64;
@@ -101,7 +101,7 @@ pub fn build_report_full(
         .enumerate()
         .map(|(rank, m)| {
             let mut c = condition_report(corpus, &agg, m, rank, z, &interval, cost_present);
-            c.pass_hat = pass_hat_curve(corpus, m.condition);
+            c.pass_hat = m.pass_hat();
             c.first_failure_sources = sources
                 .iter()
                 .find(|s| s.condition == m.condition)

@@ -68,6 +68,8 @@ pub struct ConditionMetrics {
     pub cost: [(f64, u64); 3],
     /// Longest horizon in the condition.
     pub max_horizon: u32,
+    /// (trials, successes) per task, in task-id order: repeated rollouts of a task are trials.
+    pub task_trials: Vec<(u32, u32)>,
 }
 
 impl ConditionMetrics {
@@ -107,11 +109,43 @@ impl ConditionMetrics {
     pub fn pec(&self, k: usize) -> f64 {
         self.survivors[k - 1] as f64 / self.n as f64
     }
+    /// pass^k for `k = 1..=min(trials per task, MAX_PASS_HAT_K)`: the chance that `k` trials
+    /// of a task drawn at random all succeed, `mean over tasks of C(c, k) / C(n, k)` with `c`
+    /// successes in `n` trials (tau-bench's estimator). Empty unless every task has ≥ 2 trials.
+    pub fn pass_hat(&self) -> Vec<f64> {
+        let Some(trials) = self.task_trials.iter().map(|&(n, _)| n).min() else {
+            return Vec::new();
+        };
+        if trials < 2 {
+            return Vec::new();
+        }
+        (1..=trials.min(MAX_PASS_HAT_K))
+            .map(|k| {
+                let sum: f64 = self
+                    .task_trials
+                    .iter()
+                    .map(|&(n, c)| {
+                        if c < k {
+                            return 0.0;
+                        }
+                        (0..k)
+                            .map(|i| f64::from(c - i) / f64::from(n - i))
+                            .product::<f64>()
+                    })
+                    .sum();
+                sum / self.task_trials.len() as f64
+            })
+            .collect()
+    }
+
     /// PEC_elig(k), eq. 6; `None` when `n_k = 0`.
     pub fn pec_elig(&self, k: usize) -> Option<f64> {
         Self::ratio(self.eligible_survivors[k - 1], self.eligible[k - 1])
     }
 }
+
+/// The largest k for which pass^k is reported.
+pub const MAX_PASS_HAT_K: u32 = 32;
 
 /// Per-(task, condition) sums for one dataset: the bootstrap's input.
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +206,12 @@ impl MaxDepth {
 
 /// Scores every condition of the corpus and builds the bootstrap blocks.
 pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
+    aggregate_with(corpus, max_depth, true)
+}
+
+/// [`aggregate`]; without `cells` the blocks list their tasks and conditions but hold no
+/// per-task sums (they are only needed by the bootstrap, and cost memory per task × condition).
+pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggregates {
     let longest = corpus.rollouts.iter().map(|r| r.horizon).max().unwrap_or(1);
     let k_max = max_depth.resolve(longest);
     let width = COL_SURVIVORS + k_max;
@@ -228,8 +268,10 @@ pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
         local_index[rank] = block.conditions.len();
         block.conditions.push(rank);
     }
-    for block in &mut blocks {
-        block.cells = vec![0.0; block.tasks.len() * block.conditions.len() * width];
+    if cells {
+        for block in &mut blocks {
+            block.cells = vec![0.0; block.tasks.len() * block.conditions.len() * width];
+        }
     }
 
     // Walk rollouts in canonical order: condition, task, FED, T.
@@ -264,6 +306,7 @@ pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
             labels: [0; 6],
             cost: [(0.0, 0); 3],
             max_horizon: 0,
+            task_trials: Vec::new(),
         })
         .collect();
     let mut costs: [Vec<f64>; 3] = Default::default();
@@ -300,6 +343,11 @@ pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
                 current_task = t;
                 task_auc = 0.0;
                 m.tasks += 1;
+                m.task_trials.push((0, 0));
+            }
+            if let Some(last) = m.task_trials.last_mut() {
+                last.0 = last.0.saturating_add(1);
+                last.1 = last.1.saturating_add(u32::from(r.success));
             }
             let full = r.fully_executable();
             let auc = f64::from(r.fed.0 - 1) / f64::from(r.horizon);
@@ -320,12 +368,15 @@ pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
                     m.first_failures_at[r.fed.0 as usize - 1] += 1;
                 }
             }
-            for (field, (_, get)) in costs.iter_mut().zip(crate::rollout::Cost::FIELDS) {
-                if let Some(v) = get(&r.cost) {
+            for (i, field) in costs.iter_mut().enumerate() {
+                if let Some(v) = r.cost.get(i) {
                     field.push(v);
                 }
             }
             let base = (t * n_conds + c_local) * width;
+            if !cells {
+                continue;
+            }
             let cell = &mut block.cells[base..base + width];
             cell[COL_N] += 1.0;
             cell[COL_FULL] += f64::from(u8::from(full));

@@ -25,9 +25,10 @@ fn find_pair(
         if p.a == a && p.b == b {
             Some(p.clone())
         } else if p.a == b && p.b == a {
+            // `0.0 - x`, not `-x`: an exact zero must stay +0.0 (and print as 0.00).
             let flip = |d: Delta| Delta {
-                delta: d.delta.map(|x| -x),
-                ci: d.ci.map(|[lo, hi]| [-hi, -lo]),
+                delta: d.delta.map(|x| 0.0 - x),
+                ci: d.ci.map(|[lo, hi]| [0.0 - hi, 0.0 - lo]),
             };
             Some(PairedReport {
                 a: a.to_string(),
