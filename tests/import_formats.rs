@@ -82,7 +82,7 @@ fn tau2_results_with_tool_schemas() {
     // Agent tokens only (the user simulator's usage is not the method's cost).
     let c = corpus.rollouts[0].cost;
     assert_eq!(
-        (c.tokens, c.latency_s, c.usd),
+        (c.get(0), c.get(1), c.get(2)),
         (Some(330.0), Some(30.0), Some(0.01))
     );
     let f = &summary.files[0];
