@@ -87,6 +87,15 @@ impl Cost {
 pub struct PackedCost([f64; 3]);
 
 impl PackedCost {
+    pub fn tokens(&self) -> Option<f64> {
+        self.get(0)
+    }
+    pub fn latency_s(&self) -> Option<f64> {
+        self.get(1)
+    }
+    pub fn usd(&self) -> Option<f64> {
+        self.get(2)
+    }
     /// Field `i` in [`Cost::FIELDS`] order.
     pub fn get(&self, i: usize) -> Option<f64> {
         let v = self.0[i];

@@ -187,7 +187,7 @@ fn tau2_directory_form_in_any_order() {
         corpus.condition_names(0),
         ("tau2/airline", "dir-llm", "llm_agent")
     );
-    assert_eq!(corpus.rollouts[1].cost.tokens, Some(33.0));
+    assert_eq!(corpus.rollouts[1].cost.tokens(), Some(33.0));
     assert_eq!(summary.files[1].format, Some(Format::Tau2RunMetadata));
     assert_eq!(summary.files[0].format, Some(Format::Tau2Simulation));
     assert!(summary.files[0]
@@ -235,7 +235,7 @@ fn bfcl_result_with_its_score() {
     );
     assert_eq!(v[0].tool.as_deref(), Some("ls"));
     let c = corpus.rollouts[0].cost;
-    assert_eq!((c.tokens, c.latency_s), (Some(660.0), Some(2.0)));
+    assert_eq!((c.tokens(), c.latency_s()), (Some(660.0), Some(2.0)));
     let f = &summary.files[0];
     assert_eq!((f.rollouts, f.skipped_inference_errors), (4, 1));
     assert!(f.paired_with.as_deref().unwrap().ends_with("_score.json"));
@@ -266,7 +266,7 @@ fn bfcl_without_inference_log_pairs_by_file_names() {
         &corpus,
         &["2 rollouts have no inference_log", "upper bounds"]
     ));
-    assert_eq!(corpus.rollouts[0].cost.tokens, Some(150.0));
+    assert_eq!(corpus.rollouts[0].cost.tokens(), Some(150.0));
 }
 
 #[test]
@@ -424,7 +424,7 @@ fn rollout_lines_for_a_viewer() {
     let (corpus, summary) = ingest_with(&files, &ImportOptions::default(), usize::MAX);
     for (i, r) in corpus.rollouts.iter().enumerate() {
         let bytes = &files[r.source.file as usize].1;
-        let at = r.source.offset as usize..(r.source.offset + r.source.len) as usize;
+        let at = r.source.offset as usize..(r.source.offset + u64::from(r.source.len)) as usize;
         let line = summary.rollout_line(&corpus, i, &bytes[at]).unwrap();
         // The re-read line reads back to the same rollout.
         let back = read_files([("one.jsonl", line.as_bytes())]);
