@@ -83,8 +83,15 @@ impl Cost {
 
 /// A rollout's cost as stored: the three fields of [`Cost`] with NaN for "absent" (valid costs
 /// are finite), half the size of three `Option<f64>` — it is kept for every rollout.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct PackedCost([f64; 3]);
+
+/// Equal when every field is equal or absent in both (NaN ≠ NaN would make absent ≠ absent).
+impl PartialEq for PackedCost {
+    fn eq(&self, other: &Self) -> bool {
+        (0..3).all(|i| self.get(i) == other.get(i))
+    }
+}
 
 impl PackedCost {
     pub fn tokens(&self) -> Option<f64> {
