@@ -34,6 +34,7 @@ pub mod plot;
 pub mod report;
 pub mod rollout;
 pub mod score;
+pub mod site;
 pub mod stats;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

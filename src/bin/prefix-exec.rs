@@ -13,7 +13,7 @@ fn main() -> std::process::ExitCode {
 mod cli {
     use std::fs::File;
     use std::io::{IsTerminal, Read, Write};
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
     use std::process::ExitCode;
     use std::time::Instant;
 
@@ -61,6 +61,54 @@ mod cli {
             prefix-exec convert run.json --exclude-termination infrastructure_error --model gpt-5 -o run.jsonl"
         )]
         Convert(ConvertArgs),
+        /// Publish a report as a static site: the app, the data (canonical JSONL) and a
+        /// report.json manifest with each data file's SHA-256 — plain files for any static host.
+        #[command(
+            after_help = "The site opens straight into the report: the app loads report.json \
+            and its data by itself and recomputes every number in the reader's browser.\n\n\
+            Examples:\n  \
+            prefix-exec site runs.jsonl -o site --title \"Agent runs, Nov 2026\"\n  \
+            prefix-exec site gpt-4o-airline.json -o site --description \"tau-bench, gpt-4o\"\n  \
+            python3 -m http.server --directory site   # then open http://127.0.0.1:8000/"
+        )]
+        Site(SiteArgs),
+    }
+
+    #[derive(Args)]
+    struct SiteArgs {
+        /// Input files of any supported format; they are converted to one canonical JSONL file.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The folder to write (created; must be empty if it exists).
+        #[arg(long, short, value_name = "DIR")]
+        output: PathBuf,
+        /// The report's title.
+        #[arg(long, default_value = "Prefix-executability report")]
+        title: String,
+        /// A description shown under the title (plain text; blank lines separate paragraphs).
+        #[arg(long, default_value = "")]
+        description: String,
+        /// Bootstrap resamples.
+        #[arg(long, default_value_t = 10_000)]
+        bootstrap: u32,
+        /// Seed of the resampler.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Confidence level.
+        #[arg(long, default_value_t = 0.95)]
+        level: f64,
+        /// PEC depths: a number K, or "all".
+        #[arg(long, default_value = "10")]
+        max_depth: String,
+        /// The built app (Trunk's release dist/); default: dist/ next to the executable or in
+        /// the source tree it was built from (rebuilt with trunk when missing).
+        #[arg(long, value_name = "DIR")]
+        app: Option<PathBuf>,
+        #[command(flatten)]
+        import: ImportArgs,
+        /// No progress output.
+        #[arg(long, short)]
+        quiet: bool,
     }
 
     /// Import options shared by `score` and `convert`; they apply to every input file.
@@ -179,6 +227,7 @@ mod cli {
         let result = match cli.command {
             Command::Score(args) => score(args),
             Command::Convert(args) => convert(args),
+            Command::Site(args) => site(args),
         };
         match result {
             Ok(code) => code,
@@ -303,22 +352,22 @@ mod cli {
         Ok(ExitCode::SUCCESS)
     }
 
-    /// `convert`: every input file through the same [`Ingest`] as `score`, writing each
-    /// rollout's canonical line as it enters the corpus, so `score` on the output reads the same
-    /// rollouts in the same order.
-    fn convert(args: ConvertArgs) -> Result<ExitCode> {
-        let mut progress = Progress::new(args.quiet);
+    /// Reads `files` through the same [`Ingest`] as `score`, writing each rollout's canonical
+    /// line to `out` as it enters the corpus, so scoring the output reads the same rollouts in
+    /// the same order. Returns the corpus, the import summary and the rollouts written.
+    fn convert_into(
+        files: &[PathBuf],
+        options: &ImportOptions,
+        progress: &mut Progress,
+        out: &mut dyn Write,
+    ) -> Result<(
+        prefix_exec::rollout::Corpus,
+        prefix_exec::import::ImportSummary,
+        u64,
+    )> {
         let mut ingest = Ingest::converting();
-        let options = args.import.options();
-        let mut out: Box<dyn Write> = if args.output == "-" {
-            Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
-        } else {
-            let file = File::create(&args.output)
-                .with_context(|| format!("cannot create {}", args.output))?;
-            Box::new(std::io::BufWriter::new(file))
-        };
         let mut written = 0u64;
-        let mut write_lines = |ingest: &mut Ingest, out: &mut Box<dyn Write>| -> Result<()> {
+        let mut write_lines = |ingest: &mut Ingest, out: &mut dyn Write| -> Result<()> {
             for line in ingest.drain_converted() {
                 out.write_all(line.as_bytes())?;
                 out.write_all(b"\n")?;
@@ -327,7 +376,7 @@ mod cli {
             Ok(())
         };
         let mut buf = vec![0u8; 1 << 20];
-        for path in &args.files {
+        for path in files {
             let name = path.to_string_lossy();
             let mut file =
                 File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
@@ -345,21 +394,21 @@ mod cli {
                     ingest.bytes_read(id) >> 20,
                     ingest.rollouts_read()
                 ));
-                write_lines(&mut ingest, &mut out)
-                    .with_context(|| format!("cannot write {}", args.output))?;
+                write_lines(&mut ingest, out)?;
             }
             ingest.end_file(id);
-            write_lines(&mut ingest, &mut out)
-                .with_context(|| format!("cannot write {}", args.output))?;
+            write_lines(&mut ingest, out)?;
         }
         ingest.end_all();
-        write_lines(&mut ingest, &mut out)
-            .with_context(|| format!("cannot write {}", args.output))?;
-        out.flush()
-            .with_context(|| format!("cannot write {}", args.output))?;
-        drop(out);
+        write_lines(&mut ingest, out)?;
+        out.flush()?;
         let (corpus, summary) = ingest.finish_with_summary();
         progress.done();
+        Ok((corpus, summary, written))
+    }
+
+    /// Prints a corpus's diagnostics to stderr (the first ones, then a count).
+    fn print_diagnostics(corpus: &prefix_exec::rollout::Corpus) {
         for d in &corpus.diagnostics {
             eprintln!("{d}");
         }
@@ -370,6 +419,24 @@ mod cli {
                 corpus.diagnostics_total - shown
             );
         }
+    }
+
+    /// `convert`: see [`convert_into`].
+    fn convert(args: ConvertArgs) -> Result<ExitCode> {
+        let mut progress = Progress::new(args.quiet);
+        let options = args.import.options();
+        let mut out: Box<dyn Write> = if args.output == "-" {
+            Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
+        } else {
+            let file = File::create(&args.output)
+                .with_context(|| format!("cannot create {}", args.output))?;
+            Box::new(std::io::BufWriter::new(file))
+        };
+        let (corpus, summary, written) =
+            convert_into(&args.files, &options, &mut progress, &mut out)
+                .with_context(|| format!("cannot convert into {}", args.output))?;
+        drop(out);
+        print_diagnostics(&corpus);
         for f in &summary.files {
             let format = f.format.map_or("not recognised", |f| f.name());
             eprintln!("{}: {format}, {} rollouts", f.name, f.rollouts);
@@ -385,5 +452,170 @@ mod cli {
         } else {
             ExitCode::SUCCESS
         })
+    }
+
+    /// Finds the built app: `--app`, else `dist/` beside the executable, else the source tree
+    /// the executable was built in (`target/<profile>/` → `../../dist`), rebuilding it there
+    /// with trunk when it is missing.
+    fn find_app(explicit: Option<&Path>) -> Result<PathBuf> {
+        let is_app =
+            |d: &Path| d.join("index.html").is_file() && d.join("worker-loader.js").is_file();
+        if let Some(d) = explicit {
+            if is_app(d) {
+                return Ok(d.to_path_buf());
+            }
+            bail!(
+                "{} is not a built prefix-exec app (no index.html and worker-loader.js)",
+                d.display()
+            );
+        }
+        let exe = std::env::current_exe().context("cannot locate the executable")?;
+        let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+        if is_app(&exe_dir.join("dist")) {
+            return Ok(exe_dir.join("dist"));
+        }
+        if let Some(root) = exe_dir.parent().and_then(Path::parent) {
+            let dist = root.join("dist");
+            if is_app(&dist) {
+                return Ok(dist);
+            }
+            if root.join("index.html").is_file() && root.join("Trunk.toml").is_file() {
+                eprintln!("prefix-exec: building the app with trunk (dist/ is missing)…");
+                let status = std::process::Command::new("trunk")
+                    .args(["build", "--release"])
+                    .env("TRUNK_SKIP_VERSION_CHECK", "true")
+                    .current_dir(root)
+                    .status();
+                if matches!(status, Ok(s) if s.success()) && is_app(&dist) {
+                    return Ok(dist);
+                }
+            }
+        }
+        bail!(
+            "cannot find the built app: run `trunk build --release` in the prefix-exec source \
+             tree (scripts/serve.sh does it), then pass its dist/ folder with --app DIR"
+        )
+    }
+
+    /// Copies the app's files (not its bundled example) into the site.
+    fn copy_app(from: &Path, to: &Path) -> Result<u64> {
+        let mut bytes = 0;
+        for entry in
+            std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+        {
+            let entry = entry?;
+            let path = entry.path();
+            let name = entry.file_name();
+            if entry.file_type()?.is_dir() {
+                if name == "examples" {
+                    continue;
+                }
+                std::fs::create_dir_all(to.join(&name))?;
+                bytes += copy_app(&path, &to.join(&name))?;
+            } else {
+                bytes += std::fs::copy(&path, to.join(&name))
+                    .with_context(|| format!("cannot copy {}", path.display()))?;
+            }
+        }
+        Ok(bytes)
+    }
+
+    fn sha256_hex(bytes: &[u8]) -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// `site`: the app + canonical data + report.json manifest; see [`prefix_exec::site`].
+    fn site(args: SiteArgs) -> Result<ExitCode> {
+        use prefix_exec::site::{DataFile, SiteManifest, SiteSettings, MANIFEST, SITE_SCHEMA};
+        let job = prefix_exec::site::SiteSettings {
+            bootstrap: args.bootstrap,
+            seed: args.seed.to_string(),
+            level: args.level,
+            max_depth: args.max_depth.clone(),
+        };
+        let settings = Settings {
+            bootstrap: args.bootstrap,
+            seed: args.seed,
+            level: args.level,
+            max_depth: parse_depth(&args.max_depth).map_err(anyhow::Error::msg)?,
+            pairs: Vec::new(),
+        };
+        settings.validate().map_err(anyhow::Error::msg)?;
+        let app = find_app(args.app.as_deref())?;
+        if args.output.exists()
+            && std::fs::read_dir(&args.output)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(true)
+        {
+            bail!(
+                "{} exists and is not empty; choose a new folder",
+                args.output.display()
+            );
+        }
+        std::fs::create_dir_all(args.output.join("data"))
+            .with_context(|| format!("cannot create {}", args.output.display()))?;
+
+        let mut progress = Progress::new(args.quiet);
+        let mut data: Vec<u8> = Vec::new();
+        let (source, _, written) = convert_into(
+            &args.files,
+            &args.import.options(),
+            &mut progress,
+            &mut data,
+        )?;
+        print_diagnostics(&source);
+        if written == 0 {
+            eprintln!("prefix-exec: no valid rollout was read; no site written");
+            return Ok(ExitCode::from(1));
+        }
+        // The published report is computed from exactly the bytes the site serves, under the
+        // name the app will give them, so the app's recomputation must match it bit for bit.
+        let name = "rollouts.jsonl";
+        let corpus = prefix_exec::input::read_files([(name, &data[..])]);
+        let report = build_report_full(&corpus, None, &settings, &mut |p| {
+            progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
+        });
+        progress.done();
+        let path = format!("data/{name}");
+        std::fs::write(args.output.join(&path), &data)?;
+        let mut datasets: Vec<String> = report
+            .conditions
+            .iter()
+            .map(|c| c.dataset.clone())
+            .collect();
+        datasets.dedup();
+        let manifest = SiteManifest {
+            schema: SITE_SCHEMA.to_string(),
+            title: args.title,
+            description: args.description,
+            settings: SiteSettings { ..job },
+            data: vec![DataFile {
+                path,
+                name: name.to_string(),
+                bytes: data.len() as u64,
+                sha256: sha256_hex(&data),
+                rollouts: written,
+            }],
+            datasets,
+            source_diagnostics_total: source.diagnostics_total,
+            generated_by: format!("prefix-exec {}", env!("CARGO_PKG_VERSION")),
+            precomputed: report,
+        };
+        let mut json = serde_json::to_string_pretty(&manifest)?;
+        json.push('\n');
+        std::fs::write(args.output.join(MANIFEST), &json)?;
+        let app_bytes = copy_app(&app, &args.output)?;
+        eprintln!(
+            "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
+            args.output.display(),
+            app_bytes as f64 / 1e6,
+            data.len() as f64 / 1e6,
+            json.len() as f64 / 1e6
+        );
+        Ok(ExitCode::SUCCESS)
     }
 }

@@ -16,6 +16,8 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     provide_context(view);
     session.warm_up();
+    super::site::watch_agreement(session);
+    leptos::task::spawn_local(super::site::open_with_data(session));
 
     // The hash restores the view on load and follows it afterwards.
     if let Some(hash) = web_sys::window().and_then(|w| w.location().hash().ok()) {
@@ -72,6 +74,7 @@ pub fn App() -> impl IntoView {
                 <views::files::ErrorList/>
             </aside>
             <main class="main">
+                <super::site::SiteHeader/>
                 <views::progress::ProgressBar/>
                 <Tabs/>
                 <TabBody/>

@@ -11,6 +11,7 @@
 pub mod app;
 pub mod download;
 pub mod protocol;
+pub mod site;
 pub mod state;
 pub mod view_state;
 pub mod views;

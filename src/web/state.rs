@@ -26,6 +26,16 @@ pub struct FileEntry {
     pub size: f64,
 }
 
+/// A published report site: its manifest and what checking it found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteState {
+    pub manifest: Arc<crate::site::SiteManifest>,
+    /// Integrity problems (hash or size mismatches, unreadable files).
+    pub warnings: Vec<String>,
+    /// Whether the recomputed report matched the published one (`None` until known).
+    pub agrees: Option<bool>,
+}
+
 /// Where a computation stands.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Status {
@@ -51,6 +61,8 @@ pub struct Session {
     pub settings: RwSignal<JobSettings>,
     /// A message about the last file action (e.g. a duplicate), shown near the file list.
     pub notice: RwSignal<Option<String>>,
+    /// Set when the page was opened as a published report site.
+    pub site: RwSignal<Option<SiteState>>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
@@ -102,6 +114,7 @@ impl Session {
             next_id: StoredValue::new(1),
             settings: RwSignal::new(JobSettings::default()),
             notice: RwSignal::new(None),
+            site: RwSignal::new(None),
             results,
             bridge: StoredValue::new_local(Bridge {
                 worker: None,

@@ -67,7 +67,9 @@ pub fn FilesPanel() -> impl IntoView {
                         on:change=on_pick
                     />
                 </label>
-                <button data-testid="load-example" on:click=load_example>"Load example"</button>
+                <Show when=move || session.site.with(|s| s.is_none())>
+                    <button data-testid="load-example" on:click=load_example>"Load example"</button>
+                </Show>
             </div>
             <p class="hint">"…or drop files anywhere on the page."</p>
             <ul class="file-list" data-testid="file-list">

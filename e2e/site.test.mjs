@@ -1,0 +1,78 @@
+// Static report sites: `prefix-exec site` writes a folder that opens straight into the report
+// from any sub-path, recomputes it from its data, keeps deep links, and flags tampered data.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import {
+  DIST, EXAMPLE, cliReport, compareTableToReport, ensureCli, launch, readMainTable, startServer, tempDir,
+} from './lib.mjs';
+
+const BOOTSTRAP = 1000;
+
+function buildSite(dir) {
+  execFileSync(ensureCli(), [
+    'site', EXAMPLE, '-o', dir, '--bootstrap', String(BOOTSTRAP), '--app', DIST, '--quiet',
+    '--title', 'Synthetic <i>grid</i>', '--description', 'First paragraph.\n\nSecond <b>one</b>.',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+async function open(t, root, hash = '') {
+  const server = await startServer({ root, base: '/pub/report/' });
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.goto(server.url + hash);
+  const verify = page.getByTestId('site-verify');
+  await page.waitForSelector('[data-testid=site-verify][data-state=match], [data-testid=site-verify][data-state=differ]', { timeout: 60_000 });
+  return { page, server, verify };
+}
+
+test('a site opens from a sub-path, recomputes the CLI numbers and restores a deep link', { timeout: 180_000 }, async (t) => {
+  const dir = path.join(await tempDir(t), 'report');
+  buildSite(dir);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  assert.equal(manifest.schema, 'prefix-exec/site/v1');
+  assert.equal(manifest.data[0].rollouts, 6768);
+  assert.ok(!fs.existsSync(path.join(dir, 'examples')), 'the bundled example is not copied');
+
+  const hash = '#tab=compare&cmp_ds=bfcl-v3&cmp_model=GPT-4.1&a=Dual-Loop&b=ReAct';
+  const { page, server, verify } = await open(t, dir, hash);
+  assert.equal(await verify.getAttribute('data-state'), 'match');
+  assert.equal(await page.getByTestId('integrity-warning').count(), 0);
+  // Data never becomes HTML.
+  assert.equal(await page.getByTestId('site-title').innerText(), 'Synthetic <i>grid</i>');
+  assert.match(await page.getByTestId('site-header').innerText(), /Second <b>one<\/b>\./);
+  // The deep link restored the comparison.
+  assert.equal(await page.getByTestId('tab-compare').getAttribute('aria-selected'), 'true');
+  for (const [id, v] of [['compare-dataset', 'bfcl-v3'], ['compare-model', 'GPT-4.1'], ['compare-a', 'Dual-Loop'], ['compare-b', 'ReAct']]) {
+    assert.equal(await page.getByTestId(id).inputValue(), v, id);
+  }
+  await page.getByTestId('compare-table').waitFor();
+  // The table equals the CLI's report for the site's data.
+  await page.getByTestId('tab-table').click();
+  const rows = await readMainTable(page);
+  const cells = compareTableToReport(rows, cliReport(path.join(dir, 'data', 'rollouts.jsonl'), { bootstrap: BOOTSTRAP }));
+  assert.equal(cells, 36 * 6);
+  // Every request stayed on the site's origin, under its sub-path.
+  for (const r of server.requests) assert.ok(r.url.startsWith('/pub/report/'), r.url);
+});
+
+test('a tampered data file gives a visible warning, never silently different numbers', { timeout: 180_000 }, async (t) => {
+  const dir = path.join(await tempDir(t), 'report');
+  buildSite(dir);
+  const data = path.join(dir, 'data', 'rollouts.jsonl');
+  const lines = fs.readFileSync(data, 'utf8').split('\n');
+  fs.writeFileSync(data, lines.slice(0, 6000).join('\n') + '\n'); // truncated
+  const { page, verify } = await open(t, dir);
+  assert.equal(await verify.getAttribute('data-state'), 'differ');
+  const warning = page.getByTestId('integrity-warning');
+  assert.equal(await warning.count(), 1);
+  assert.match(await warning.innerText(), /rollouts\.jsonl: the file differs from the one published/);
+});

@@ -1,0 +1,229 @@
+//! Opening the app with data: a published report site (`report.json` beside the app) or
+//! `?data=URL` links.
+//!
+//! A site's numbers are always recomputed from its data files in the worker. The precomputed
+//! report in the manifest is shown first, marked as such, and compared with the recomputation;
+//! each data file's SHA-256 is checked before it is used. Any mismatch is shown, never hidden.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::protocol::JobSettings;
+use super::state::{Session, SiteState, Status};
+use crate::site::{SiteManifest, MANIFEST, SITE_SCHEMA};
+
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("could not load {url}"))?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
+    if !response.ok() {
+        return Err(format!("could not load {url}: HTTP {}", response.status()));
+    }
+    let buffer = JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
+        .await
+        .map_err(|_| format!("could not read {url}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// SHA-256 by the browser's Web Crypto, as lower-case hex.
+async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
+    let crypto = web_sys::window()
+        .ok_or("no window")?
+        .crypto()
+        .map_err(|_| "no Web Crypto in this browser")?;
+    let data = js_sys::Uint8Array::from(bytes);
+    let promise = crypto
+        .subtle()
+        .digest_with_str_and_buffer_source("SHA-256", &data)
+        .map_err(|_| {
+            "SHA-256 is not available (the page must be served over https or from localhost)"
+        })?;
+    let digest = JsFuture::from(promise)
+        .await
+        .map_err(|_| "SHA-256 failed")?;
+    Ok(js_sys::Uint8Array::new(&digest)
+        .to_vec()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String> {
+    let parts = js_sys::Array::new();
+    parts.push(&js_sys::Uint8Array::from(bytes));
+    let options = web_sys::FilePropertyBag::new();
+    options.set_type("application/jsonl");
+    web_sys::File::new_with_u8_array_sequence_and_options(&parts, name, &options)
+        .map_err(|_| "could not create a file".to_string())
+}
+
+/// Loads a site's manifest and data if the page was opened as a site, else `?data=` URLs.
+pub async fn open_with_data(session: Session) {
+    // No manifest (a fetch error or 404) means the page is the plain app, not a site.
+    if let Ok(bytes) = fetch_bytes(&format!("./{MANIFEST}")).await {
+        match serde_json::from_slice::<SiteManifest>(&bytes) {
+            Ok(m) if m.schema == SITE_SCHEMA => return open_site(session, m).await,
+            Ok(_) => {}
+            Err(e) => session.notice.set(Some(format!(
+                "{MANIFEST} is not a readable report site manifest: {e}"
+            ))),
+        }
+    }
+    open_data_links(session).await;
+}
+
+async fn open_site(session: Session, manifest: SiteManifest) {
+    let manifest = Arc::new(manifest);
+    let results = session.results();
+    session.site.set(Some(SiteState {
+        manifest: manifest.clone(),
+        warnings: Vec::new(),
+        agrees: None,
+    }));
+    let s = &manifest.settings;
+    session.settings.set(JobSettings {
+        bootstrap: s.bootstrap,
+        seed: s.seed.clone(),
+        level: s.level,
+        max_depth: s.max_depth.clone(),
+    });
+    // The published numbers first, for an instant display; the recomputation replaces them.
+    results
+        .report
+        .set(Some(Arc::new(manifest.precomputed.clone())));
+    results.status.set(Status::Computing {
+        phase: "parse".to_string(),
+        done: 0,
+        total: manifest.data.iter().map(|d| d.bytes).sum(),
+    });
+    let mut files = Vec::new();
+    let mut warnings = Vec::new();
+    for d in &manifest.data {
+        let bytes = match fetch_bytes(&format!("./{}", d.path)).await {
+            Ok(b) => b,
+            Err(e) => {
+                warnings.push(format!("{}: {e}", d.path));
+                continue;
+            }
+        };
+        match sha256_hex(&bytes).await {
+            Ok(hash) if hash == d.sha256 && bytes.len() as u64 == d.bytes => {}
+            Ok(hash) => warnings.push(format!(
+                "{}: the file differs from the one published ({} bytes, SHA-256 {}…; expected {} bytes, {}…). It was modified or truncated: the numbers below are computed from the file as served, not the published one.",
+                d.path,
+                bytes.len(),
+                &hash[..12],
+                d.bytes,
+                &d.sha256[..d.sha256.len().min(12)]
+            )),
+            Err(e) => warnings.push(format!("{}: could not verify its SHA-256: {e}", d.path)),
+        }
+        match file_from_bytes(&bytes, &d.name) {
+            Ok(f) => files.push(f),
+            Err(e) => warnings.push(format!("{}: {e}", d.path)),
+        }
+    }
+    session.site.update(|s| {
+        if let Some(s) = s {
+            s.warnings = warnings;
+        }
+    });
+    session.add_files(files);
+}
+
+async fn open_data_links(session: Session) {
+    let Some(search) = web_sys::window().and_then(|w| w.location().search().ok()) else {
+        return;
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    let urls: Vec<String> = params
+        .get_all("data")
+        .iter()
+        .filter_map(|v| v.as_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut files = Vec::new();
+    for url in urls {
+        let name = url
+            .split(['?', '#'])
+            .next()
+            .and_then(|u| u.rsplit('/').next())
+            .filter(|n| !n.is_empty())
+            .unwrap_or("data.jsonl")
+            .to_string();
+        match fetch_bytes(&url)
+            .await
+            .and_then(|b| file_from_bytes(&b, &name))
+        {
+            Ok(f) => files.push(f),
+            Err(e) => session.notice.set(Some(format!(
+                "{e} (a ?data= URL must be on this site or allow cross-origin requests)"
+            ))),
+        }
+    }
+    if !files.is_empty() {
+        session.add_files(files);
+    }
+}
+
+/// After each computation of a site, record whether it matched the published report.
+pub fn watch_agreement(session: Session) {
+    let results = session.results();
+    Effect::new(move |_| {
+        let ready = matches!(results.status.get(), Status::Ready { .. });
+        let report = results.report.get();
+        if !ready {
+            return;
+        }
+        session.site.update(|s| {
+            if let (Some(s), Some(r)) = (s.as_mut(), report.as_ref()) {
+                let published = s.manifest.settings.bootstrap == r.settings.bootstrap
+                    && s.manifest.settings.seed == r.settings.seed.to_string();
+                // Only the published settings can be compared with the published numbers.
+                s.agrees = published.then(|| s.manifest.agrees_with(r));
+            }
+        });
+    });
+}
+
+/// The site's title, description and verification status.
+#[component]
+pub fn SiteHeader() -> impl IntoView {
+    let session = expect_context::<Session>();
+    move || {
+        session.site.get().map(|s| {
+            let paragraphs = s
+                .manifest
+                .description
+                .split("\n\n")
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| view! { <p>{p.to_string()}</p> })
+                .collect_view();
+            let (state, text) = match s.agrees {
+                None => ("pending", "Showing the published numbers while your browser recomputes them from the data…".to_string()),
+                Some(true) => ("match", "Every number was recomputed in your browser from the data files and matches the published report.".to_string()),
+                Some(false) => ("differ", "The numbers recomputed from the data files differ from the published report.json — the table shows the recomputed ones.".to_string()),
+            };
+            let warnings = s
+                .warnings
+                .iter()
+                .map(|w| view! { <p class="banner error" data-testid="integrity-warning" role="alert">{w.clone()}</p> })
+                .collect_view();
+            view! {
+                <section class="site-header" data-testid="site-header">
+                    <h2 data-testid="site-title">{s.manifest.title.clone()}</h2>
+                    {paragraphs}
+                    <p class="hint" data-testid="site-verify" data-state=state>{text}</p>
+                    {warnings}
+                </section>
+            }
+        })
+    }
+}
