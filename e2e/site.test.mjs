@@ -13,9 +13,9 @@ import {
 
 const BOOTSTRAP = 1000;
 
-function buildSite(dir) {
+function buildSite(dir, extra = []) {
   execFileSync(ensureCli(), [
-    'site', EXAMPLE, '-o', dir, '--bootstrap', String(BOOTSTRAP), '--app', DIST, '--quiet',
+    'site', EXAMPLE, '-o', dir, '--bootstrap', String(BOOTSTRAP), '--app', DIST, '--quiet', ...extra,
     '--title', 'Synthetic <i>grid</i>', '--description', 'First paragraph.\n\nSecond <b>one</b>.',
   ], { stdio: ['ignore', 'ignore', 'pipe'] });
 }
@@ -75,4 +75,15 @@ test('a tampered data file gives a visible warning, never silently different num
   const warning = page.getByTestId('integrity-warning');
   assert.equal(await warning.count(), 1);
   assert.match(await warning.innerText(), /rollouts\.jsonl: the file differs from the one published/);
+});
+
+test('gzip-compressed site data is checked, decompressed in the browser and gives the same numbers', { timeout: 180_000 }, async (t) => {
+  const dir = path.join(await tempDir(t), 'report');
+  buildSite(dir, ['--gzip']);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+  assert.equal(manifest.data[0].path, 'data/rollouts.jsonl.gz');
+  assert.ok(manifest.data[0].bytes < 1_000_000, `compressed to ${manifest.data[0].bytes} bytes`);
+  const { page, verify } = await open(t, dir);
+  assert.equal(await verify.getAttribute('data-state'), 'match');
+  assert.equal(await page.getByTestId('integrity-warning').count(), 0);
 });

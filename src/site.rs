@@ -33,8 +33,11 @@ pub struct DataFile {
     /// The name the app gives the file (the report's `inputs[].file`).
     pub name: String,
     pub bytes: u64,
-    /// Lower-case hex SHA-256 of the file's bytes as served.
+    /// Lower-case hex SHA-256 of the file's bytes as served (compressed, when `gzip`).
     pub sha256: String,
+    /// Served gzip-compressed; the app decompresses it after checking the hash.
+    #[serde(default)]
+    pub gzip: bool,
     pub rollouts: u64,
 }
 

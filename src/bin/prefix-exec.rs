@@ -100,6 +100,9 @@ mod cli {
         /// PEC depths: a number K, or "all".
         #[arg(long, default_value = "10")]
         max_depth: String,
+        /// Store the data gzip-compressed (the app decompresses it in the browser).
+        #[arg(long)]
+        gzip: bool,
         /// The built app (Trunk's release dist/); default: dist/ next to the executable or in
         /// the source tree it was built from (rebuilt with trunk when missing).
         #[arg(long, value_name = "DIR")]
@@ -580,8 +583,15 @@ mod cli {
             progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
         });
         progress.done();
-        let path = format!("data/{name}");
-        std::fs::write(args.output.join(&path), &data)?;
+        let (path, served) = if args.gzip {
+            use std::io::Write as _;
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gz.write_all(&data)?;
+            (format!("data/{name}.gz"), gz.finish()?)
+        } else {
+            (format!("data/{name}"), data.clone())
+        };
+        std::fs::write(args.output.join(&path), &served)?;
         let mut datasets: Vec<String> = report
             .conditions
             .iter()
@@ -596,8 +606,9 @@ mod cli {
             data: vec![DataFile {
                 path,
                 name: name.to_string(),
-                bytes: data.len() as u64,
-                sha256: sha256_hex(&data),
+                bytes: served.len() as u64,
+                sha256: sha256_hex(&served),
+                gzip: args.gzip,
                 rollouts: written,
             }],
             datasets,
@@ -613,7 +624,7 @@ mod cli {
             "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
             args.output.display(),
             app_bytes as f64 / 1e6,
-            data.len() as f64 / 1e6,
+            served.len() as f64 / 1e6,
             json.len() as f64 / 1e6
         );
         Ok(ExitCode::SUCCESS)

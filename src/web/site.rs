@@ -53,6 +53,35 @@ async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
         .collect())
 }
 
+// `DecompressionStream` is behind web-sys's unstable-API flag; this binding is the one
+// constructor and two getters the app uses.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    type DecompressionStream;
+    #[wasm_bindgen(constructor, catch)]
+    fn new(format: &str) -> Result<DecompressionStream, wasm_bindgen::JsValue>;
+    #[wasm_bindgen(method, getter)]
+    fn readable(this: &DecompressionStream) -> web_sys::ReadableStream;
+    #[wasm_bindgen(method, getter)]
+    fn writable(this: &DecompressionStream) -> web_sys::WritableStream;
+}
+
+/// Decompresses gzip bytes with the browser's own `DecompressionStream`.
+async fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let parts = js_sys::Array::new();
+    parts.push(&js_sys::Uint8Array::from(bytes));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(|_| "no blob")?;
+    let ds = DecompressionStream::new("gzip").map_err(|_| "this browser cannot decompress gzip")?;
+    let pair = web_sys::ReadableWritablePair::new(&ds.readable(), &ds.writable());
+    let stream = blob.stream().pipe_through(&pair);
+    let response = web_sys::Response::new_with_opt_readable_stream(Some(&stream))
+        .map_err(|_| "cannot read the decompressed stream")?;
+    let buffer = JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
+        .await
+        .map_err(|_| "the file is not valid gzip")?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String> {
     let parts = js_sys::Array::new();
     parts.push(&js_sys::Uint8Array::from(bytes));
@@ -123,6 +152,17 @@ async fn open_site(session: Session, manifest: SiteManifest) {
             )),
             Err(e) => warnings.push(format!("{}: could not verify its SHA-256: {e}", d.path)),
         }
+        let bytes = if d.gzip {
+            match gunzip(&bytes).await {
+                Ok(b) => b,
+                Err(e) => {
+                    warnings.push(format!("{}: {e}", d.path));
+                    continue;
+                }
+            }
+        } else {
+            bytes
+        };
         match file_from_bytes(&bytes, &d.name) {
             Ok(f) => files.push(f),
             Err(e) => warnings.push(format!("{}: {e}", d.path)),
