@@ -8,7 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import {
-  DIST, EXAMPLE, cliReport, compareTableToReport, ensureCli, launch, readMainTable, startServer, tempDir,
+  DIST, EXAMPLE, cliReport, compareTableToReport, download, ensureCli, launch, loadExample, openApp,
+  readMainTable, setSetting, startServer, tempDir,
 } from './lib.mjs';
 
 const BOOTSTRAP = 1000;
@@ -86,4 +87,27 @@ test('gzip-compressed site data is checked, decompressed in the browser and give
   const { page, verify } = await open(t, dir);
   assert.equal(await verify.getAttribute('data-state'), 'match');
   assert.equal(await page.getByTestId('integrity-warning').count(), 0);
+});
+
+test('"Download this report" builds the same kind of site in the browser, as a zip', { timeout: 180_000 }, async (t) => {
+  const { page } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', BOOTSTRAP);
+  await loadExample(page);
+  await page.getByTestId('site-title-input').fill('Built in the browser');
+  await page.getByTestId('site-title-input').dispatchEvent('change');
+  const zip = await download(page, 'export-site');
+  assert.equal(zip.name, 'prefix-exec-site.zip');
+  const dir = path.join(await tempDir(t), 'report');
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, '..', 'site.zip'), zip.bytes);
+  execFileSync('python3', ['-m', 'zipfile', '-e', path.join(dir, '..', 'site.zip'), dir]);
+  for (const f of ['index.html', 'report.json', 'worker-loader.js', 'worker.js', 'worker_bg.wasm', 'data/rollouts.jsonl']) {
+    assert.ok(fs.existsSync(path.join(dir, f)), `${f} is in the zip`);
+  }
+  const { page: sitePage, verify } = await open(t, dir);
+  assert.equal(await verify.getAttribute('data-state'), 'match');
+  assert.equal(await sitePage.getByTestId('site-title').innerText(), 'Built in the browser');
+  const rows = await readMainTable(sitePage);
+  const cells = compareTableToReport(rows, cliReport(path.join(dir, 'data', 'rollouts.jsonl'), { bootstrap: BOOTSTRAP }));
+  assert.equal(cells, 36 * 6);
 });

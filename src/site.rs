@@ -9,7 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::Report;
+use std::io::Write;
+
+use crate::report::{build_report_full, Report, Settings};
 
 /// The manifest's schema name.
 pub const SITE_SCHEMA: &str = "prefix-exec/site/v1";
@@ -67,5 +69,146 @@ impl SiteManifest {
         p.settings == recomputed.settings
             && p.conditions == recomputed.conditions
             && p.paired == recomputed.paired
+    }
+}
+
+/// Lower-case hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a site publishes, apart from the app itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Publication {
+    /// `(path, bytes)` of each data file.
+    pub files: Vec<(String, Vec<u8>)>,
+    pub manifest: SiteManifest,
+}
+
+impl Publication {
+    /// `report.json`'s text.
+    pub fn manifest_json(&self) -> String {
+        let mut json =
+            serde_json::to_string_pretty(&self.manifest).expect("a manifest always serialises");
+        json.push('\n');
+        json
+    }
+}
+
+/// The name the site's data file takes (and the report's `inputs[].file`).
+pub const DATA_NAME: &str = "rollouts.jsonl";
+
+/// Publishes canonical JSONL `data` (all rollouts of the report): the data file (gzip-compressed
+/// when asked), and the manifest with its hash and the report computed from exactly those
+/// bytes under the name the app will give them, so the app's recomputation must match it.
+#[allow(clippy::too_many_arguments)]
+pub fn publish(
+    data: &[u8],
+    rollouts: u64,
+    title: &str,
+    description: &str,
+    job: &SiteSettings,
+    settings: &Settings,
+    gzip: bool,
+    source_diagnostics_total: u64,
+    progress: &mut dyn FnMut(crate::report::Progress),
+) -> Publication {
+    let corpus = crate::input::read_files([(DATA_NAME, data)]);
+    let report = build_report_full(&corpus, None, settings, progress);
+    let (path, served) = if gzip {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        // Writing to a Vec cannot fail.
+        let _ = gz.write_all(data);
+        (
+            format!("data/{DATA_NAME}.gz"),
+            gz.finish().unwrap_or_default(),
+        )
+    } else {
+        (format!("data/{DATA_NAME}"), data.to_vec())
+    };
+    let mut datasets: Vec<String> = report
+        .conditions
+        .iter()
+        .map(|c| c.dataset.clone())
+        .collect();
+    datasets.dedup();
+    let manifest = SiteManifest {
+        schema: SITE_SCHEMA.to_string(),
+        title: title.to_string(),
+        description: description.to_string(),
+        settings: job.clone(),
+        data: vec![DataFile {
+            path: path.clone(),
+            name: DATA_NAME.to_string(),
+            bytes: served.len() as u64,
+            sha256: sha256_hex(&served),
+            gzip,
+            rollouts,
+        }],
+        datasets,
+        source_diagnostics_total,
+        generated_by: format!("prefix-exec {}", env!("CARGO_PKG_VERSION")),
+        precomputed: report,
+    };
+    Publication {
+        files: vec![(path, served)],
+        manifest,
+    }
+}
+
+/// A zip archive of `(path, bytes)` files — the whole site, for hosts that take an upload.
+/// Already-compressed files (wasm is not, but `.gz` data is) are stored; the rest deflated.
+pub fn zip_files(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, bytes) in files {
+        let method = if path.ends_with(".gz") {
+            zip::CompressionMethod::Stored
+        } else {
+            zip::CompressionMethod::Deflated
+        };
+        let options = zip::write::SimpleFileOptions::default().compression_method(method);
+        zip.start_file(path.as_str(), options)
+            .map_err(|e| format!("{path}: {e}"))?;
+        zip.write_all(bytes).map_err(|e| format!("{path}: {e}"))?;
+    }
+    zip.finish()
+        .map(|c| c.into_inner())
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_reference() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn zip_round_trip() {
+        let files = vec![
+            ("index.html".to_string(), b"<!doctype html>".to_vec()),
+            (
+                "data/rollouts.jsonl.gz".to_string(),
+                vec![0x1f, 0x8b, 1, 2, 3],
+            ),
+        ];
+        let bytes = zip_files(&files).unwrap();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+        assert_eq!(archive.len(), 2);
+        for (path, content) in &files {
+            let mut f = archive.by_name(path).unwrap();
+            let mut read = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut read).unwrap();
+            assert_eq!(&read, content);
+        }
     }
 }

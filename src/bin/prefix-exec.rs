@@ -523,17 +523,9 @@ mod cli {
         Ok(bytes)
     }
 
-    fn sha256_hex(bytes: &[u8]) -> String {
-        use sha2::Digest;
-        sha2::Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
     /// `site`: the app + canonical data + report.json manifest; see [`prefix_exec::site`].
     fn site(args: SiteArgs) -> Result<ExitCode> {
-        use prefix_exec::site::{DataFile, SiteManifest, SiteSettings, MANIFEST, SITE_SCHEMA};
+        use prefix_exec::site::MANIFEST;
         let job = prefix_exec::site::SiteSettings {
             bootstrap: args.bootstrap,
             seed: args.seed.to_string(),
@@ -575,56 +567,32 @@ mod cli {
             eprintln!("prefix-exec: no valid rollout was read; no site written");
             return Ok(ExitCode::from(1));
         }
-        // The published report is computed from exactly the bytes the site serves, under the
-        // name the app will give them, so the app's recomputation must match it bit for bit.
-        let name = "rollouts.jsonl";
-        let corpus = prefix_exec::input::read_files([(name, &data[..])]);
-        let report = build_report_full(&corpus, None, &settings, &mut |p| {
-            progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
-        });
+        let publication = prefix_exec::site::publish(
+            &data,
+            written,
+            &args.title,
+            &args.description,
+            &job,
+            &settings,
+            args.gzip,
+            source.diagnostics_total,
+            &mut |p| progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total)),
+        );
         progress.done();
-        let (path, served) = if args.gzip {
-            use std::io::Write as _;
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            gz.write_all(&data)?;
-            (format!("data/{name}.gz"), gz.finish()?)
-        } else {
-            (format!("data/{name}"), data.clone())
-        };
-        std::fs::write(args.output.join(&path), &served)?;
-        let mut datasets: Vec<String> = report
-            .conditions
-            .iter()
-            .map(|c| c.dataset.clone())
-            .collect();
-        datasets.dedup();
-        let manifest = SiteManifest {
-            schema: SITE_SCHEMA.to_string(),
-            title: args.title,
-            description: args.description,
-            settings: SiteSettings { ..job },
-            data: vec![DataFile {
-                path,
-                name: name.to_string(),
-                bytes: served.len() as u64,
-                sha256: sha256_hex(&served),
-                gzip: args.gzip,
-                rollouts: written,
-            }],
-            datasets,
-            source_diagnostics_total: source.diagnostics_total,
-            generated_by: format!("prefix-exec {}", env!("CARGO_PKG_VERSION")),
-            precomputed: report,
-        };
-        let mut json = serde_json::to_string_pretty(&manifest)?;
-        json.push('\n');
+        let mut served = 0;
+        for (path, bytes) in &publication.files {
+            std::fs::write(args.output.join(path), bytes)
+                .with_context(|| format!("cannot write {path}"))?;
+            served += bytes.len();
+        }
+        let json = publication.manifest_json();
         std::fs::write(args.output.join(MANIFEST), &json)?;
         let app_bytes = copy_app(&app, &args.output)?;
         eprintln!(
             "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
             args.output.display(),
             app_bytes as f64 / 1e6,
-            served.len() as f64 / 1e6,
+            served as f64 / 1e6,
             json.len() as f64 / 1e6
         );
         Ok(ExitCode::SUCCESS)

@@ -5,8 +5,17 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
 /// Offers `text` as a download named `name`.
 pub fn download_text(name: &str, mime: &str, text: &str) {
+    download_parts(name, mime, &text.into());
+}
+
+/// Offers bytes as a download named `name`.
+pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
+    download_parts(name, mime, &js_sys::Uint8Array::from(bytes));
+}
+
+fn download_parts(name: &str, mime: &str, part: &wasm_bindgen::JsValue) {
     let parts = js_sys::Array::new();
-    parts.push(&text.into());
+    parts.push(part);
     let options = BlobPropertyBag::new();
     options.set_type(mime);
     if let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &options) {

@@ -74,6 +74,12 @@ pub enum ToWorker {
     Rollouts { job: u32, query: RolloutQuery },
     /// One rollout's steps.
     Steps { job: u32, index: usize },
+    /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
+    BuildSite {
+        job: u32,
+        title: String,
+        description: String,
+    },
 }
 
 /// Worker → page.
@@ -106,6 +112,15 @@ pub enum FromWorker {
         line: String,
     },
     Failed {
+        job: u32,
+        message: String,
+    },
+    /// The site zip is in the message's `zip` field.
+    Site {
+        job: u32,
+        bytes: u64,
+    },
+    SiteFailed {
         job: u32,
         message: String,
     },

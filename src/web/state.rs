@@ -82,6 +82,8 @@ pub struct Results {
     pub report_json: RwSignal<Arc<String>>,
     pub rollouts: RwSignal<Option<RolloutPage>>,
     pub steps: RwSignal<Option<(usize, StepsResult)>>,
+    /// The state of "Download this report" (a site zip built in the worker).
+    pub site_build: RwSignal<Option<String>>,
 }
 
 /// The current job and its worker.
@@ -107,6 +109,7 @@ impl Session {
             report_json: RwSignal::new(Arc::new(String::new())),
             rollouts: RwSignal::new(None),
             steps: RwSignal::new(None),
+            site_build: RwSignal::new(None),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -284,6 +287,18 @@ impl Session {
         self.ask(|job| ToWorker::Rollouts { job, query });
     }
 
+    /// Asks the worker for a static site of the loaded files (downloaded as a zip when ready).
+    pub fn build_site(&self, title: String, description: String) {
+        self.results
+            .site_build
+            .set(Some("Building the site…".to_string()));
+        self.ask(|job| ToWorker::BuildSite {
+            job,
+            title,
+            description,
+        });
+    }
+
     /// Asks the worker for one rollout's steps.
     pub fn query_steps(&self, index: usize) {
         self.ask(|job| ToWorker::Steps { job, index });
@@ -326,6 +341,20 @@ fn spawn_worker(
             .and_then(|v| v.as_string())
             .unwrap_or_default();
         match serde_json::from_str::<FromWorker>(&text) {
+            Ok(FromWorker::Site { bytes, .. }) => {
+                let zip = js_sys::Reflect::get(&e.data(), &"zip".into())
+                    .ok()
+                    .map(|z| js_sys::Uint8Array::new(&z).to_vec())
+                    .unwrap_or_default();
+                super::download::download_bytes("prefix-exec-site.zip", "application/zip", &zip);
+                results.site_build.set(Some(format!(
+                    "Site downloaded ({:.1} MB): unzip it onto any static host.",
+                    bytes as f64 / 1e6
+                )));
+            }
+            Ok(FromWorker::SiteFailed { message, .. }) => results
+                .site_build
+                .set(Some(format!("Could not build the site: {message}"))),
             Ok(msg) => on_worker_message(bridge, results, msg),
             Err(e) => results.status.set(Status::Failed(format!(
                 "unreadable message from the worker: {e}"

@@ -25,6 +25,8 @@ const PROGRESS_MS: f64 = 50.0;
 
 struct State {
     corpus: Corpus,
+    names: Vec<String>,
+    settings: super::protocol::JobSettings,
     /// Turns an imported rollout's raw bytes back into a canonical line.
     summary: crate::import::ImportSummary,
     files: Vec<File>,
@@ -40,10 +42,126 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(msg: &FromWorker) {
+    post_with(msg, "", &JsValue::UNDEFINED);
+}
+
+/// Posts a message with one extra field (binary data that should not go through JSON).
+fn post_with(msg: &FromWorker, key: &str, value: &JsValue) {
     let text = serde_json::to_string(msg).unwrap_or_default();
     let obj = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    if !key.is_empty() {
+        let _ = js_sys::Reflect::set(&obj, &key.into(), value);
+    }
     let _ = scope().post_message(&obj);
+}
+
+/// Reads a whole file with `FileReaderSync`.
+fn read_all(file: &File) -> Result<Vec<u8>, String> {
+    let reader = FileReaderSync::new().map_err(|_| "cannot read files in this worker")?;
+    let buffer = reader
+        .read_as_array_buffer(file)
+        .map_err(|_| format!("cannot read {} (was it moved or deleted?)", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Fetches one of the app's own files (relative to the worker script, i.e. the app's root).
+async fn fetch_own(path: &str) -> Result<Vec<u8>, String> {
+    let response =
+        wasm_bindgen_futures::JsFuture::from(scope().fetch_with_str(&format!("./{path}")))
+            .await
+            .map_err(|_| format!("cannot load the app's {path}"))?;
+    let response: web_sys::Response = response.unchecked_into();
+    if !response.ok() {
+        return Err(format!(
+            "cannot load the app's {path}: HTTP {}",
+            response.status()
+        ));
+    }
+    let body = response.array_buffer().map_err(|_| "no body".to_string())?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(body)
+        .await
+        .map_err(|_| format!("cannot read the app's {path}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The app's own files, as `index.html` names them (`./name` references), plus the worker's.
+fn app_assets(index_html: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for quote in ['"', '\''] {
+        let marker = format!("{quote}./");
+        for (at, _) in index_html.match_indices(&marker) {
+            let rest = &index_html[at + marker.len()..];
+            if let Some(end) = rest.find(quote) {
+                let name = &rest[..end];
+                let plain = !name.is_empty() && !name.contains(['/', '?', '#']);
+                if plain && !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
+                }
+            }
+        }
+    }
+    for fixed in ["worker-loader.js", "worker.js", "worker_bg.wasm"] {
+        if !names.iter().any(|n| n == fixed) {
+            names.push(fixed.to_string());
+        }
+    }
+    names
+}
+
+/// Builds the same site as `prefix-exec site` from the loaded files and current settings.
+async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
+    let (data, rollouts, diagnostics, job) = STATE.with(|s| {
+        let s = s.borrow();
+        let state = s.as_ref().ok_or("nothing is loaded")?;
+        let mut ingest = Ingest::converting();
+        let mut data = Vec::new();
+        for (file, name) in state.files.iter().zip(&state.names) {
+            let id = ingest.begin_file(name);
+            ingest.push(id, &read_all(file)?);
+            ingest.end_file(id);
+        }
+        ingest.end_all();
+        let mut rollouts = 0u64;
+        for line in ingest.drain_converted() {
+            rollouts += u64::from(!line.starts_with(r#"{"tools""#));
+            data.extend_from_slice(line.as_bytes());
+            data.push(b'\n');
+        }
+        let diagnostics = ingest.finish().diagnostics_total;
+        Ok::<_, String>((data, rollouts, diagnostics, state.settings.clone()))
+    })?;
+    let settings = job.to_settings()?;
+    let site_settings = crate::site::SiteSettings {
+        bootstrap: job.bootstrap,
+        seed: job.seed.clone(),
+        level: job.level,
+        max_depth: job.max_depth.clone(),
+    };
+    let publication = crate::site::publish(
+        &data,
+        rollouts,
+        title,
+        description,
+        &site_settings,
+        &settings,
+        false,
+        diagnostics,
+        &mut |_| {},
+    );
+    let index = fetch_own("index.html").await?;
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for name in app_assets(&String::from_utf8_lossy(&index)) {
+        let bytes = fetch_own(&name).await?;
+        files.push((name, bytes));
+    }
+    files.push(("index.html".to_string(), index));
+    files.extend(publication.files.iter().cloned());
+    files.push((
+        crate::site::MANIFEST.to_string(),
+        publication.manifest_json().into_bytes(),
+    ));
+    crate::site::zip_files(&files)
 }
 
 /// Entry point of the worker binary.
@@ -138,6 +256,23 @@ fn on_message(event: MessageEvent) {
                 post(&FromWorker::Rollouts { job, page });
             }
         }),
+        ToWorker::BuildSite {
+            job,
+            title,
+            description,
+        } => wasm_bindgen_futures::spawn_local(async move {
+            match build_site(&title, &description).await {
+                Ok(zip) => {
+                    let bytes = zip.len() as u64;
+                    post_with(
+                        &FromWorker::Site { job, bytes },
+                        "zip",
+                        &js_sys::Uint8Array::from(&zip[..]),
+                    );
+                }
+                Err(message) => post(&FromWorker::SiteFailed { job, message }),
+            }
+        }),
         ToWorker::Steps { job, index } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
                 let (steps, line) = read_steps(state, index);
@@ -163,6 +298,7 @@ fn compute(
     settings: &super::protocol::JobSettings,
 ) -> Result<FromWorker, String> {
     let started = now();
+    let job_settings = settings;
     let settings = settings.to_settings()?;
     let reader = FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
     let total: f64 = files.iter().map(|f| f.size()).sum();
@@ -214,6 +350,8 @@ fn compute(
     STATE.with(|s| {
         *s.borrow_mut() = Some(State {
             corpus,
+            names: names.to_vec(),
+            settings: job_settings.clone(),
             summary,
             files,
         })

@@ -32,6 +32,21 @@ pub fn ExportPanel() -> impl IntoView {
             download_text("prefix-exec-table.tex", "application/x-tex", &tex);
         }
     };
+    let site_title = RwSignal::new("Prefix-executability report".to_string());
+    let build_site = move |_| {
+        let title = session
+            .site
+            .get_untracked()
+            .map(|s| s.manifest.title.clone())
+            .filter(|_| site_title.get_untracked() == "Prefix-executability report")
+            .unwrap_or_else(|| site_title.get_untracked());
+        let description = session
+            .site
+            .get_untracked()
+            .map(|s| s.manifest.description.clone())
+            .unwrap_or_default();
+        session.build_site(title, description);
+    };
     view! {
         <section class="panel export">
             <h2>"Export"</h2>
@@ -46,6 +61,20 @@ pub fn ExportPanel() -> impl IntoView {
                     "Table LaTeX"
                 </button>
             </div>
+            <h3 class="sub">"Publish"</h3>
+            <label class="stack">
+                "Site title "
+                <input
+                    type="text"
+                    data-testid="site-title-input"
+                    prop:value=move || site_title.get()
+                    on:change=move |e| site_title.set(crate::web::app::target_value(&e))
+                />
+            </label>
+            <button data-testid="export-site" disabled=move || !ready() on:click=build_site>
+                "Download this report (site .zip)"
+            </button>
+            {move || results.site_build.get().map(|m| view! { <p class="hint" data-testid="site-build">{m}</p> })}
         </section>
     }
 }
