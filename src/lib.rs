@@ -11,7 +11,10 @@
 //! 2. [`rollout`] — the rollout model ([`rollout::Rollout`], [`rollout::Corpus`]);
 //! 3. [`score`] — per-condition metrics and per-task aggregates (the paper's eqs. 1–12);
 //! 4. [`stats`] — Wilson and percentile intervals, the seeded resampler;
-//! 5. [`report`] — the `prefix-exec/report/v1` document and its text/CSV/LaTeX renderings.
+//! 5. [`report`] — the `prefix-exec/report/v1` document and its text/CSV/LaTeX renderings;
+//! 6. [`site`] — static report sites (manifest, publishing), [`plot`] and [`browse`] for viewers.
+//!
+//! [`import`] reads benchmark-native files (tau-bench, tau2-bench, BFCL) into the same rollouts.
 //!
 //! The core does no I/O, spawns no threads, reads no clock and draws no OS randomness, so the
 //! same code runs natively and as WebAssembly and gives byte-identical reports.

@@ -10,6 +10,10 @@ use crate::web::state::Session;
 /// The bundled example: a synthetic grid shaped like the paper's Table 2.
 pub const EXAMPLE_URL: &str = "./examples/synthetic-grid.jsonl";
 pub const EXAMPLE_NAME: &str = "synthetic-grid.jsonl";
+/// The second example: real released tau-bench and tau2-bench runs (MIT; see
+/// static/examples/NOTICE.md), converted to canonical JSONL.
+pub const PUBLIC_EXAMPLE_URL: &str = "./examples/public-leaderboard-runs.jsonl";
+pub const PUBLIC_EXAMPLE_NAME: &str = "public-leaderboard-runs.jsonl";
 
 /// Fetches a same-origin file into a `File`.
 pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> {
@@ -35,9 +39,9 @@ pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> 
 #[component]
 pub fn FilesPanel() -> impl IntoView {
     let session = expect_context::<Session>();
-    let load_example = move |_| {
+    let load = move |url: &'static str, name: &'static str| {
         leptos::task::spawn_local(async move {
-            match fetch_file(EXAMPLE_URL, EXAMPLE_NAME).await {
+            match fetch_file(url, name).await {
                 Ok(file) => session.add_files(vec![file]),
                 Err(e) => session.notice.set(Some(e)),
             }
@@ -68,7 +72,16 @@ pub fn FilesPanel() -> impl IntoView {
                     />
                 </label>
                 <Show when=move || session.site.with(|s| s.is_none())>
-                    <button data-testid="load-example" on:click=load_example>"Load example"</button>
+                    <button data-testid="load-example" on:click=move |_| load(EXAMPLE_URL, EXAMPLE_NAME)>
+                        "Load example"
+                    </button>
+                    <button
+                        data-testid="load-example-public"
+                        title="Released tau-bench and tau2-bench runs (MIT), converted to canonical JSONL"
+                        on:click=move |_| load(PUBLIC_EXAMPLE_URL, PUBLIC_EXAMPLE_NAME)
+                    >
+                        "Load public runs"
+                    </button>
                 </Show>
             </div>
             <p class="hint">"…or drop files anywhere on the page."</p>
