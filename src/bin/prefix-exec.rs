@@ -280,29 +280,14 @@ mod cli {
         }
         let mut progress = Progress::new(args.quiet);
         let mut ingest = Ingest::new();
-        let mut buf = vec![0u8; 1 << 20];
         for path in &args.files {
-            let name = path.to_string_lossy();
-            let mut file =
-                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-            let id = ingest.begin_file_with(&name, args.import.options());
-            loop {
-                let n = file
-                    .read(&mut buf)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                if n == 0 {
-                    break;
-                }
-                ingest.push(id, &buf[..n]);
-                progress.show(&format!(
-                    "reading {name}: {} / {} MB, {} rollouts",
-                    ingest.bytes_read(id) >> 20,
-                    size >> 20,
-                    ingest.rollouts_read()
-                ));
-            }
-            ingest.end_file(id);
+            read_file(
+                &mut ingest,
+                path,
+                &args.import.options(),
+                &mut progress,
+                &mut |_| Ok(()),
+            )?;
         }
         let (corpus, summary) = ingest.finish_with_summary();
         progress.done();
@@ -355,6 +340,41 @@ mod cli {
         Ok(ExitCode::SUCCESS)
     }
 
+    /// Reads one file into `ingest` in 1 MiB chunks, showing progress; `after_chunk` runs after
+    /// each chunk and after the file's end (e.g. to write converted lines as they come).
+    fn read_file(
+        ingest: &mut Ingest,
+        path: &Path,
+        options: &ImportOptions,
+        progress: &mut Progress,
+        after_chunk: &mut dyn FnMut(&mut Ingest) -> Result<()>,
+    ) -> Result<()> {
+        let name = path.to_string_lossy();
+        let mut file =
+            File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let id = ingest.begin_file_with(&name, options.clone());
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = file
+                .read(&mut buf)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            ingest.push(id, &buf[..n]);
+            progress.show(&format!(
+                "reading {name}: {} / {} MB, {} rollouts",
+                ingest.bytes_read(id) >> 20,
+                size >> 20,
+                ingest.rollouts_read()
+            ));
+            after_chunk(ingest)?;
+        }
+        ingest.end_file(id);
+        after_chunk(ingest)
+    }
+
     /// Reads `files` through the same [`Ingest`] as `score`, writing each rollout's canonical
     /// line to `out` as it enters the corpus, so scoring the output reads the same rollouts in
     /// the same order. Returns the corpus, the import summary and the rollouts written.
@@ -378,29 +398,10 @@ mod cli {
             }
             Ok(())
         };
-        let mut buf = vec![0u8; 1 << 20];
         for path in files {
-            let name = path.to_string_lossy();
-            let mut file =
-                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            let id = ingest.begin_file_with(&name, options.clone());
-            loop {
-                let n = file
-                    .read(&mut buf)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                if n == 0 {
-                    break;
-                }
-                ingest.push(id, &buf[..n]);
-                progress.show(&format!(
-                    "reading {name}: {} MB, {} rollouts",
-                    ingest.bytes_read(id) >> 20,
-                    ingest.rollouts_read()
-                ));
-                write_lines(&mut ingest, out)?;
-            }
-            ingest.end_file(id);
-            write_lines(&mut ingest, out)?;
+            read_file(&mut ingest, path, options, progress, &mut |ingest| {
+                write_lines(ingest, out)
+            })?;
         }
         ingest.end_all();
         write_lines(&mut ingest, out)?;

@@ -1,7 +1,7 @@
 //! The report: `prefix-exec/report/v1`, the contract between the core, the CLI, the browser app
 //! and the tests.
 //!
-//! [`build_report`] turns a [`Corpus`] into a [`Report`]: point estimates for every condition,
+//! [`build_report`] turns a [`crate::rollout::Corpus`] into a [`Report`]: point estimates for every condition,
 //! task-level bootstrap intervals (same draw for every condition of a dataset), Wilson intervals
 //! for RR, paired differences, the identity checks of the paper, and the input diagnostics. The
 //! report serialises to JSON with a fixed field order; the same input and settings give the same

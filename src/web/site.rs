@@ -15,7 +15,8 @@ use super::protocol::JobSettings;
 use super::state::{Session, SiteState, Status};
 use crate::site::{SiteManifest, MANIFEST, SITE_SCHEMA};
 
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// Fetches a URL's body.
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str(url))
         .await
@@ -82,7 +83,8 @@ async fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
-fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String> {
+/// A `File` holding `bytes`.
+pub fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String> {
     let parts = js_sys::Array::new();
     parts.push(&js_sys::Uint8Array::from(bytes));
     let options = web_sys::FilePropertyBag::new();

@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::web::app::file_list;
 use crate::web::state::Session;
@@ -17,23 +16,8 @@ pub const PUBLIC_EXAMPLE_NAME: &str = "public-leaderboard-runs.jsonl";
 
 /// Fetches a same-origin file into a `File`.
 pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(|_| format!("could not load {url}"))?;
-    let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
-    if !response.ok() {
-        return Err(format!("could not load {url}: HTTP {}", response.status()));
-    }
-    let blob = JsFuture::from(response.blob().map_err(|_| "no body")?)
-        .await
-        .map_err(|_| format!("could not read {url}"))?;
-    let parts = js_sys::Array::new();
-    parts.push(&blob);
-    let options = web_sys::FilePropertyBag::new();
-    options.set_type("application/jsonl");
-    web_sys::File::new_with_blob_sequence_and_options(&parts, name, &options)
-        .map_err(|_| "could not create a file".to_string())
+    let bytes = crate::web::site::fetch_bytes(url).await?;
+    crate::web::site::file_from_bytes(&bytes, name)
 }
 
 #[component]
