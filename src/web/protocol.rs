@@ -68,6 +68,9 @@ pub enum ToWorker {
     Compute {
         job: u32,
         names: Vec<String>,
+        /// Import options per file (name overrides, exclusions, schema checks), in file order.
+        #[serde(default)]
+        options: Vec<crate::import::ImportOptions>,
         settings: JobSettings,
     },
     /// A page of rollouts of the last computed corpus.

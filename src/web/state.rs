@@ -24,6 +24,8 @@ pub struct FileEntry {
     pub id: u32,
     pub name: String,
     pub size: f64,
+    /// Name overrides and termination-reason exclusions for this file.
+    pub options: crate::import::ImportOptions,
 }
 
 /// A published report site: its manifest and what checking it found.
@@ -63,6 +65,8 @@ pub struct Session {
     pub notice: RwSignal<Option<String>>,
     /// Set when the page was opened as a published report site.
     pub site: RwSignal<Option<SiteState>>,
+    /// Tool-schema checks on (the default) or off, for every file.
+    pub schema_checks: RwSignal<bool>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
@@ -118,6 +122,7 @@ impl Session {
             settings: RwSignal::new(JobSettings::default()),
             notice: RwSignal::new(None),
             site: RwSignal::new(None),
+            schema_checks: RwSignal::new(true),
             results,
             bridge: StoredValue::new_local(Bridge {
                 worker: None,
@@ -172,6 +177,10 @@ impl Session {
                     id,
                     name: file.name(),
                     size: file.size(),
+                    options: crate::import::ImportOptions {
+                        schema_checks: self.schema_checks.get_untracked(),
+                        ..Default::default()
+                    },
                 })
             });
             self.handles.update_value(|h| h.push((id, file)));
@@ -188,6 +197,28 @@ impl Session {
         if added > 0 {
             self.recompute();
         }
+    }
+
+    /// Changes one file's import options and recomputes.
+    pub fn set_file_options(&self, id: u32, options: crate::import::ImportOptions) {
+        let mut changed = false;
+        self.files.update(|f| {
+            if let Some(e) = f.iter_mut().find(|e| e.id == id) {
+                changed = e.options != options;
+                e.options = options;
+            }
+        });
+        if changed {
+            self.recompute();
+        }
+    }
+
+    /// Switches the tool-schema checks for every file and recomputes.
+    pub fn set_schema_checks(&self, on: bool) {
+        self.files
+            .update(|f| f.iter_mut().for_each(|e| e.options.schema_checks = on));
+        self.schema_checks.set(on);
+        self.recompute();
     }
 
     pub fn remove_file(&self, id: u32) {
@@ -270,9 +301,14 @@ impl Session {
             done: 0,
             total: files.iter().map(|f| f.size() as u64).sum(),
         });
+        let options = self.files.with_untracked(|f| {
+            // Files and handles are added and removed together, so the orders agree.
+            f.iter().map(|e| e.options.clone()).collect()
+        });
         let msg = ToWorker::Compute {
             job,
             names,
+            options,
             settings,
         };
         let array = js_sys::Array::new();

@@ -26,6 +26,7 @@ const PROGRESS_MS: f64 = 50.0;
 struct State {
     corpus: Corpus,
     names: Vec<String>,
+    options: Vec<crate::import::ImportOptions>,
     settings: super::protocol::JobSettings,
     /// Turns an imported rollout's raw bytes back into a canonical line.
     summary: crate::import::ImportSummary,
@@ -116,8 +117,9 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
         let state = s.as_ref().ok_or("nothing is loaded")?;
         let mut ingest = Ingest::converting();
         let mut data = Vec::new();
-        for (file, name) in state.files.iter().zip(&state.names) {
-            let id = ingest.begin_file(name);
+        for (i, (file, name)) in state.files.iter().zip(&state.names).enumerate() {
+            let options = state.options.get(i).cloned().unwrap_or_default();
+            let id = ingest.begin_file_with(name, options);
             ingest.push(id, &read_all(file)?);
             ingest.end_file(id);
         }
@@ -233,6 +235,7 @@ fn on_message(event: MessageEvent) {
         ToWorker::Compute {
             job,
             names,
+            options,
             settings,
         } => {
             CURRENT_JOB.with(|j| *j.borrow_mut() = job);
@@ -245,7 +248,7 @@ fn on_message(event: MessageEvent) {
                         .collect()
                 })
                 .unwrap_or_default();
-            match compute(job, &names, files, &settings) {
+            match compute(job, &names, &options, files, &settings) {
                 Ok(msg) => post(&msg),
                 Err(message) => post(&FromWorker::Failed { job, message }),
             }
@@ -294,6 +297,7 @@ fn now() -> f64 {
 fn compute(
     job: u32,
     names: &[String],
+    options: &[crate::import::ImportOptions],
     files: Vec<File>,
     settings: &super::protocol::JobSettings,
 ) -> Result<FromWorker, String> {
@@ -307,7 +311,7 @@ fn compute(
     let mut ingest = Ingest::new();
     for (i, file) in files.iter().enumerate() {
         let name = names.get(i).cloned().unwrap_or_else(|| file.name());
-        let id = ingest.begin_file(&name);
+        let id = ingest.begin_file_with(&name, options.get(i).cloned().unwrap_or_default());
         let size = file.size();
         let mut at = 0.0;
         while at < size {
@@ -351,6 +355,7 @@ fn compute(
         *s.borrow_mut() = Some(State {
             corpus,
             names: names.to_vec(),
+            options: options.to_vec(),
             settings: job_settings.clone(),
             summary,
             files,

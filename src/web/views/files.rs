@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::import::ImportOptions;
 use crate::web::app::file_list;
 use crate::web::state::Session;
 
@@ -77,16 +78,19 @@ pub fn FilesPanel() -> impl IntoView {
                         let id = f.id;
                         view! {
                             <li data-testid="file-item">
-                                <span class="file-name" title=f.name.clone()>{f.name.clone()}</span>
-                                <span class="file-size">{format!("{:.1} MB", f.size / 1e6)}</span>
-                                <button
-                                    class="icon"
-                                    data-testid="file-remove"
-                                    aria-label=format!("remove {}", f.name)
-                                    on:click=move |_| session.remove_file(id)
-                                >
-                                    "×"
-                                </button>
+                                <div class="file-row">
+                                    <span class="file-name" title=f.name.clone()>{f.name.clone()}</span>
+                                    <span class="file-size">{format!("{:.1} MB", f.size / 1e6)}</span>
+                                    <button
+                                        class="icon"
+                                        data-testid="file-remove"
+                                        aria-label=format!("remove {}", f.name)
+                                        on:click=move |_| session.remove_file(id)
+                                    >
+                                        "×"
+                                    </button>
+                                </div>
+                                <FileOptions id/>
                             </li>
                         }
                     }
@@ -99,6 +103,67 @@ pub fn FilesPanel() -> impl IntoView {
                     .map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })
             }}
         </section>
+    }
+}
+
+/// Per-file import options: dataset / model / method overrides (for formats that imply them,
+/// e.g. a tau-bench file's model from its name) and termination reasons to exclude.
+#[component]
+fn FileOptions(id: u32) -> impl IntoView {
+    let session = expect_context::<Session>();
+    let current = move || {
+        session
+            .files
+            .with_untracked(|f| f.iter().find(|e| e.id == id).map(|e| e.options.clone()))
+            .unwrap_or_default()
+    };
+    let field = move |label: &'static str,
+                      testid: &'static str,
+                      get: fn(&ImportOptions) -> String,
+                      set: fn(&mut ImportOptions, String)| {
+        view! {
+            <label class="stack">
+                {label}
+                <input
+                    type="text"
+                    data-testid=testid
+                    placeholder="as in the file"
+                    prop:value=move || get(&current())
+                    on:change=move |e| {
+                        let mut o = current();
+                        set(&mut o, crate::web::app::target_value(&e));
+                        session.set_file_options(id, o);
+                    }
+                />
+            </label>
+        }
+    };
+    view! {
+        <details class="file-options">
+            <summary>"Options"</summary>
+            {field("Dataset", "file-dataset", |o| o.dataset.clone().unwrap_or_default(), |o, v| {
+                o.dataset = Some(v.trim().to_string()).filter(|s| !s.is_empty())
+            })}
+            {field("Model", "file-model", |o| o.model.clone().unwrap_or_default(), |o, v| {
+                o.model = Some(v.trim().to_string()).filter(|s| !s.is_empty())
+            })}
+            {field("Method", "file-method", |o| o.method.clone().unwrap_or_default(), |o, v| {
+                o.method = Some(v.trim().to_string()).filter(|s| !s.is_empty())
+            })}
+            {field(
+                "Exclude termination reasons (comma-separated)",
+                "file-exclude",
+                |o| o.exclude_termination.join(", "),
+                |o, v| {
+                    o.exclude_termination = v
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                },
+            )}
+            <p class="hint">"Excluded rollouts are counted under Input problems."</p>
+        </details>
     }
 }
 

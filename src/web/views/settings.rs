@@ -76,6 +76,15 @@ pub fn SettingsPanel() -> impl IntoView {
                     <option value="3">"3"</option>
                     <option value="4">"4"</option>
                 </select>
+                <label for="set-schema">"Schema checks"</label>
+                <input
+                    id="set-schema"
+                    type="checkbox"
+                    data-testid="settings-schema-checks"
+                    title="Check each step against the tool definitions a file carries"
+                    prop:checked=move || session.schema_checks.get()
+                    on:change=move |e| session.set_schema_checks(event_target_checked(&e))
+                />
                 <label for="set-ci">"Intervals"</label>
                 <input
                     id="set-ci"
