@@ -102,7 +102,14 @@ fn app_assets(index_html: &str) -> Vec<String> {
             }
         }
     }
-    for fixed in ["worker-loader.js", "worker.js", "worker_bg.wasm"] {
+    for fixed in [
+        "boot.js",
+        "app.js",
+        "app_bg.wasm",
+        "worker-loader.js",
+        "worker.js",
+        "worker_bg.wasm",
+    ] {
         if !names.iter().any(|n| n == fixed) {
             names.push(fixed.to_string());
         }
