@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::canonical::{error_signals_rejection, error_text};
 use crate::rollout::{Corpus, Label};
 
 /// Which rollouts to list.
@@ -160,13 +161,8 @@ pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
     let mut fed: Option<usize> = None;
     for (i, s) in steps.iter().enumerate() {
         let error_value = s.get("error");
-        let error_present = match error_value {
-            None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => false,
-            Some(serde_json::Value::String(t)) => !t.is_empty(),
-            Some(serde_json::Value::Array(a)) => !a.is_empty(),
-            Some(serde_json::Value::Object(o)) => !o.is_empty(),
-            Some(_) => true,
-        };
+        let error_present = error_value.is_some_and(error_signals_rejection);
+        // An explicit `ok` wins over `error`, as in scoring.
         let executable = match s.get("ok").and_then(|o| o.as_bool()) {
             Some(ok) => ok,
             None => !error_present,
@@ -181,10 +177,7 @@ pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
             tool: s.get("tool").and_then(|t| t.as_str()).map(str::to_string),
             args: s.get("args").map(|a| a.to_string()),
             executable,
-            error: error_value.filter(|_| error_present).map(|e| match e {
-                serde_json::Value::String(t) => t.clone(),
-                other => other.to_string(),
-            }),
+            error: error_value.cloned().and_then(error_text),
             label: s.get("label").and_then(|l| l.as_str()).map(str::to_string),
             first_error,
             after_first_error: fed.is_some_and(|f| depth > f),

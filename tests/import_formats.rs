@@ -5,7 +5,7 @@
 mod import_support;
 
 use import_support::*;
-use prefix_exec::import::{pass_hat_curve, pass_hat_k, FailureSource, Format, ImportOptions};
+use prefix_exec::import::{FailureSource, Format, ImportOptions};
 use prefix_exec::input::{read_files, Ingest};
 use prefix_exec::report::{build_report, Settings};
 use prefix_exec::rollout::Label;
@@ -37,8 +37,14 @@ fn tau_bench() {
     assert_eq!(summary.files[0].format, Some(Format::TauBench));
     assert_eq!(summary.files[0].environment_first_failures, 2);
     // pass^k over the two trials of each task: (1 + 1/2)/2 and (1 + 0)/2.
-    assert_eq!(pass_hat_k(&corpus, 0, 1), Some(0.75));
-    assert_eq!(pass_hat_curve(&corpus, 0), vec![0.75, 0.5]);
+    let report = prefix_exec::report::build_report(
+        &corpus,
+        &prefix_exec::report::Settings {
+            bootstrap: 0,
+            ..Default::default()
+        },
+    );
+    assert_eq!(report.conditions[0].pass_hat, vec![0.75, 0.5]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod import_support;
 use std::path::{Path, PathBuf};
 
 use import_support::*;
-use prefix_exec::import::{pass_hat_curve, Format, ImportOptions};
+use prefix_exec::import::{Format, ImportOptions};
 use prefix_exec::input::Ingest;
 use prefix_exec::report::{build_report, Settings};
 use prefix_exec::rollout::Corpus;
@@ -83,7 +83,14 @@ fn tau_bench_gpt_4o_airline_reproduces_its_readme() {
     assert_eq!(corpus.rollouts.len(), 200);
     assert!((mean_success(&corpus) - 0.42).abs() < 1e-12);
     // The README's "TC (gpt-4o)" row: pass^1..4 = .420 .273 .220 .200.
-    let curve = pass_hat_curve(&corpus, 0);
+    let report = prefix_exec::report::build_report(
+        &corpus,
+        &prefix_exec::report::Settings {
+            bootstrap: 0,
+            ..Default::default()
+        },
+    );
+    let curve = &report.conditions[0].pass_hat;
     let rounded: Vec<f64> = curve
         .iter()
         .map(|p| (p * 1000.0).round() / 1000.0)

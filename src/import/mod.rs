@@ -43,7 +43,6 @@
 pub mod bfcl;
 pub mod detect;
 mod draft;
-pub mod pass_hat;
 mod pyrepr;
 mod scan;
 pub mod schema_check;
@@ -58,7 +57,6 @@ use std::sync::Arc;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
-pub use pass_hat::{pass_hat_curve, pass_hat_k};
 pub(crate) use scan::{
     elements as scan_elements, members as scan_members, skip_ws as scan_skip_ws,
 };

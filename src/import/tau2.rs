@@ -24,13 +24,13 @@
 //! - when `info.environment_info.tool_defs` holds the tool schemas, every step is first checked
 //!   against them ([`super::schema_check`]).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::draft::{cost_value, Draft, RawStep, Verdict};
+use super::draft::{cost_value, unanswered, Draft, RawStep, Replies, Verdict};
 use super::schema_check::ToolSet;
 use super::tau_bench::arguments;
 use super::{json_error, Id, ImportOptions, SUCCESS_EPS};
@@ -304,14 +304,13 @@ pub(crate) fn read_simulation(bytes: &[u8]) -> Result<Simulation, String> {
 }
 
 fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
-    let mut answers: HashMap<&str, VecDeque<usize>> = HashMap::new();
-    for (i, m) in messages.iter().enumerate() {
-        if m.role == "tool" {
-            if let Some(id) = m.id.as_deref() {
-                answers.entry(id).or_default().push_back(i);
-            }
-        }
-    }
+    let mut replies = Replies::new(
+        messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == "tool")
+            .filter_map(|(i, m)| Some((i, m.id.as_deref()?))),
+    );
     let mut out = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         if m.role != "assistant" {
@@ -321,18 +320,9 @@ fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
             if call.requestor.as_deref() == Some("user") {
                 continue;
             }
-            let answer = call.id.as_deref().and_then(|id| {
-                let queue = answers.get_mut(id)?;
-                while queue.front().is_some_and(|&j| j < i) {
-                    queue.pop_front();
-                }
-                queue.pop_front()
-            });
+            let answer = replies.take(call.id.as_deref(), i);
             let verdict = match answer.map(|j| &messages[j]) {
-                None => Verdict::Rejected(Some(format!(
-                    "no tool message answers this call (id {:?})",
-                    call.id.as_deref().unwrap_or("")
-                ))),
+                None => unanswered("id", call.id.as_deref()),
                 Some(reply) => {
                     let text = reply.content.as_ref().and_then(Value::as_str);
                     let rejected = match reply.error {

@@ -3,7 +3,7 @@
 //!
 //! The rules (also in `docs/formats.md`):
 //! - one rollout per element; task id = `task_id` as text; repeated trials of a task are repeated
-//!   rollouts of it (the file's pass^k comes from them, see [`super::pass_hat`]);
+//!   rollouts of it (the file's pass^k comes from them, see [`crate::score::ConditionMetrics::pass_hat`]);
 //! - steps = every `tool_calls` entry of `role: "assistant"` messages, in order, each matched to
 //!   the first not-yet-used later `role: "tool"` message with the same `tool_call_id` (the
 //!   historical files reuse ids within one trajectory, so "first unused after the call" is what
@@ -21,12 +21,10 @@
 //!   task's ground truth lists no action (`info.task.actions` empty) or the episode succeeded —
 //!   the benchmark's own verdict is the evidence that finishing without tools was allowed.
 
-use std::collections::{HashMap, VecDeque};
-
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::draft::{Draft, RawStep, Verdict};
+use super::draft::{unanswered, Draft, RawStep, Replies, Verdict};
 use super::{json_error, Id, SUCCESS_EPS};
 use crate::rollout::Cost;
 
@@ -134,33 +132,21 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
 }
 
 fn steps(traj: &[WireMessage]) -> Vec<RawStep> {
-    // Tool messages by call id, in order, so repeated ids pair in order of appearance.
-    let mut answers: HashMap<&str, VecDeque<usize>> = HashMap::new();
-    for (i, m) in traj.iter().enumerate() {
-        if m.role == "tool" {
-            if let Some(id) = m.tool_call_id.as_deref() {
-                answers.entry(id).or_default().push_back(i);
-            }
-        }
-    }
+    let mut replies = Replies::new(
+        traj.iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == "tool")
+            .filter_map(|(i, m)| Some((i, m.tool_call_id.as_deref()?))),
+    );
     let mut out = Vec::new();
     for (i, m) in traj.iter().enumerate() {
         if m.role != "assistant" {
             continue;
         }
         for call in m.tool_calls.iter().flatten() {
-            let answer = call.id.as_deref().and_then(|id| {
-                let queue = answers.get_mut(id)?;
-                while queue.front().is_some_and(|&j| j < i) {
-                    queue.pop_front();
-                }
-                queue.pop_front()
-            });
+            let answer = replies.take(call.id.as_deref(), i);
             let verdict = match answer.map(|j| &traj[j]) {
-                None => Verdict::Rejected(Some(format!(
-                    "no tool message answers this call (tool_call_id {:?})",
-                    call.id.as_deref().unwrap_or("")
-                ))),
+                None => unanswered("tool_call_id", call.id.as_deref()),
                 Some(reply) => {
                     let text = reply.content.as_ref().and_then(Value::as_str).unwrap_or("");
                     if text.starts_with("Error") || text.starts_with("Unknown action") {

@@ -683,23 +683,33 @@ struct WireError {
 impl<'de> Deserialize<'de> for WireError {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(d)?;
-        let present = match &value {
-            serde_json::Value::Null | serde_json::Value::Bool(false) => false,
-            serde_json::Value::String(s) => !s.is_empty(),
-            serde_json::Value::Array(a) => !a.is_empty(),
-            serde_json::Value::Object(o) => !o.is_empty(),
-            serde_json::Value::Bool(true) | serde_json::Value::Number(_) => true,
-        };
-        let text = match value {
-            _ if !present => None,
-            serde_json::Value::String(s) => Some(s),
-            serde_json::Value::Bool(true) => None,
-            other => Some(other.to_string()),
-        };
         Ok(WireError {
-            present,
-            text: text.map(|t| truncate_chars(t, MAX_ERROR_CHARS)),
+            present: error_signals_rejection(&value),
+            text: error_text(value).map(|t| truncate_chars(t, MAX_ERROR_CHARS)),
         })
+    }
+}
+
+/// Whether a step's `error` value rejects the step (when `ok` is absent): anything but `null`,
+/// `false`, `""`, `[]` or `{}`. The scorer and the step viewer share this rule.
+pub fn error_signals_rejection(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Null | serde_json::Value::Bool(false) => false,
+        serde_json::Value::String(s) => !s.is_empty(),
+        serde_json::Value::Array(a) => !a.is_empty(),
+        serde_json::Value::Object(o) => !o.is_empty(),
+        serde_json::Value::Bool(true) | serde_json::Value::Number(_) => true,
+    }
+}
+
+/// The text to show for a rejecting `error` value: strings as they are, other values as compact
+/// JSON, nothing for a bare `true` or a non-rejecting value.
+pub fn error_text(value: serde_json::Value) -> Option<String> {
+    match value {
+        v if !error_signals_rejection(&v) => None,
+        serde_json::Value::String(s) => Some(s),
+        serde_json::Value::Bool(true) => None,
+        other => Some(other.to_string()),
     }
 }
 

@@ -23,7 +23,7 @@
 //! a bootstrap resample needs: a resample is a weighted sum of task rows, never a new walk over
 //! rollouts.
 
-use crate::rollout::{ConditionId, Corpus, Label, TaskId};
+use crate::rollout::{ConditionId, Corpus, TaskId};
 
 /// Column of [`DatasetBlock::cells`]: rollouts.
 pub const COL_N: usize = 0;
@@ -58,11 +58,9 @@ pub struct ConditionMetrics {
     pub survivors: Vec<u64>,
     /// `n_k = #{T ≥ k}` for `k = 1..=K`.
     pub eligible: Vec<u64>,
-    /// `#{T ≥ k ∧ FED > k}` for `k = 1..=K` (equal to `survivors`, since `FED > k` ⇒ `T ≥ k`).
-    pub eligible_survivors: Vec<u64>,
     /// `#{FED = k ≤ T}` for `k = 1..=K`: first failures at depth k.
     pub first_failures_at: Vec<u64>,
-    /// First-failure label counts, in [`Label::ALL`] order, then "unlabeled".
+    /// First-failure label counts, in [`crate::rollout::Label::ALL`] order, then "unlabeled".
     pub labels: [u64; 6],
     /// Per cost field (tokens, latency_s, usd): sum (in ascending order of values) and count.
     pub cost: [(f64, u64); 3],
@@ -140,7 +138,8 @@ impl ConditionMetrics {
 
     /// PEC_elig(k), eq. 6; `None` when `n_k = 0`.
     pub fn pec_elig(&self, k: usize) -> Option<f64> {
-        Self::ratio(self.eligible_survivors[k - 1], self.eligible[k - 1])
+        // `FED > k` implies `T ≥ k` (FED ≤ T + 1), so eq. 6's numerator is `#{FED > k}`.
+        Self::ratio(self.survivors[k - 1], self.eligible[k - 1])
     }
 }
 
@@ -301,7 +300,6 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggr
             auc_sum: 0.0,
             survivors: vec![0; k_max],
             eligible: vec![0; k_max],
-            eligible_survivors: vec![0; k_max],
             first_failures_at: vec![0; k_max],
             labels: [0; 6],
             cost: [(0.0, 0); 3],
@@ -399,7 +397,6 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggr
             at_least_t += horizon_hist[k];
             m.eligible[k - 1] = at_least_t;
         }
-        m.eligible_survivors.clone_from(&m.survivors);
         for (slot, field) in m.cost.iter_mut().zip(&mut costs) {
             field.sort_by(f64::total_cmp);
             *slot = (field.iter().sum(), field.len() as u64);
@@ -414,7 +411,47 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggr
     }
 }
 
-/// The label of slot `i` of [`ConditionMetrics::labels`].
-pub fn label_name(slot: usize) -> &'static str {
-    Label::ALL.get(slot).map_or("unlabeled", |l| l.as_str())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read_files;
+
+    fn metrics(rows: &[(&str, bool)]) -> ConditionMetrics {
+        let text: String = rows
+            .iter()
+            .map(|(task, ok)| {
+                format!(
+                    r#"{{"dataset":"d","task_id":"{task}","model":"m","method":"x","success":{ok},"steps":[]}}"#
+                ) + "\n"
+            })
+            .collect();
+        aggregate(
+            &read_files([("r.jsonl", text.as_bytes())]),
+            MaxDepth::Fixed(3),
+        )
+        .conditions
+        .remove(0)
+    }
+
+    #[test]
+    fn pass_hat_over_repeated_trials() {
+        // Task a: 2 of 2 successes; task b: 1 of 2. pass^1 = (1 + 1/2)/2, pass^2 = (1 + 0)/2;
+        // k stops at the fewest trials of any task.
+        let m = metrics(&[("a", true), ("a", true), ("b", true), ("b", false)]);
+        assert_eq!(m.pass_hat(), vec![0.75, 0.5]);
+        // C(2,2)/C(3,2) = 1/3 for task a with 2 of 3; k = 3 would need 3 trials of b too.
+        let m = metrics(&[
+            ("a", true),
+            ("a", true),
+            ("a", false),
+            ("b", true),
+            ("b", true),
+        ]);
+        assert_eq!(
+            m.pass_hat(),
+            vec![(2.0 / 3.0 + 1.0) / 2.0, (1.0 / 3.0 + 1.0) / 2.0]
+        );
+        // One trial per task: no pass^k.
+        assert!(metrics(&[("a", true), ("b", false)]).pass_hat().is_empty());
+    }
 }

@@ -216,3 +216,40 @@ fn run<T: Count>(
         values,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read_files;
+    use crate::score::{aggregate, MaxDepth};
+
+    /// The u32 fast path and the f64 fallback (taken when a sum could overflow u32) must give
+    /// the same bits: the choice is an optimisation, never a change of result.
+    #[test]
+    fn integer_and_float_accumulation_agree() {
+        let mut text = String::new();
+        for i in 0..90u32 {
+            let steps: Vec<String> = (0..1 + i % 6)
+                .map(|s| format!(r#"{{"ok":{}}}"#, (i + 3 * s) % 7 != 0))
+                .collect();
+            text.push_str(&format!(
+                r#"{{"dataset":"d","task_id":"t{}","model":"m","method":"a{}","success":{},"steps":[{}]}}"#,
+                i % 17,
+                i % 3,
+                i % 4 != 0,
+                steps.join(",")
+            ));
+            text.push('\n');
+        }
+        let corpus = read_files([("r.jsonl", text.as_bytes())]);
+        let agg = aggregate(&corpus, MaxDepth::Fixed(5));
+        let block = &agg.blocks[0];
+        let fast = run::<u32>(block, 300, 7, &mut |_| {});
+        let wide = run::<f64>(block, 300, 7, &mut |_| {});
+        assert_eq!(fast.values.len(), wide.values.len());
+        for (a, b) in fast.values.iter().zip(&wide.values) {
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+        assert_eq!(bootstrap_block(block, 300, 7, &mut |_| {}), fast);
+    }
+}

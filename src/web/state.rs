@@ -347,11 +347,6 @@ impl Session {
             }
         });
     }
-
-    /// Whether any file is loaded.
-    pub fn has_files(&self) -> bool {
-        self.files.with(|f| !f.is_empty())
-    }
 }
 
 fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {

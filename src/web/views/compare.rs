@@ -3,11 +3,10 @@
 
 use leptos::prelude::*;
 
-use super::{distinct, report};
+use super::{choice_select, distinct, report};
 use crate::report::derive::delta_reading;
 use crate::report::table::fmt_num;
 use crate::report::{Delta, PairedReport};
-use crate::web::app::target_value;
 use crate::web::view_state::ViewState;
 
 /// The computed pair for (dataset, model, a, b), flipped when the report holds (b, a).
@@ -58,35 +57,6 @@ fn find_pair(
             None
         }
     })
-}
-
-fn select(
-    testid: &'static str,
-    label: &'static str,
-    signal: RwSignal<String>,
-    options: impl Fn() -> Vec<String> + Send + Sync + 'static,
-) -> impl IntoView {
-    view! {
-        <label>
-            {label}
-            <select
-                data-testid=testid
-                on:change=move |e| signal.set(target_value(&e))
-                prop:value=move || signal.get()
-            >
-                <option value="">"—"</option>
-                {move || {
-                    options()
-                        .into_iter()
-                        .map(|o| {
-                            let selected = signal.get_untracked() == o;
-                            view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </label>
-    }
 }
 
 #[component]
@@ -196,10 +166,10 @@ pub fn Compare() -> impl IntoView {
     view! {
         <div>
             <div class="filters">
-                {select("compare-dataset", "Dataset ", view.cmp_dataset, datasets)}
-                {select("compare-model", "Model ", view.cmp_model, models)}
-                {select("compare-a", "Method A ", view.cmp_a, methods)}
-                {select("compare-b", "Method B ", view.cmp_b, methods)}
+                {choice_select("compare-dataset", "Dataset ", "—", view.cmp_dataset, datasets)}
+                {choice_select("compare-model", "Model ", "—", view.cmp_model, models)}
+                {choice_select("compare-a", "Method A ", "—", view.cmp_a, methods)}
+                {choice_select("compare-b", "Method B ", "—", view.cmp_b, methods)}
             </div>
             {result}
         </div>

@@ -3,10 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::{distinct, report, visible, Filters};
+use super::{choice_select, distinct, report, visible, Filters};
 use crate::report::derive::{fmt_percent_change, relative_change};
 use crate::report::ConditionReport;
-use crate::web::app::target_value;
 use crate::web::view_state::ViewState;
 
 type CostGet = fn(&ConditionReport) -> Option<Option<f64>>;
@@ -87,17 +86,9 @@ pub fn Cost() -> impl IntoView {
     view! {
         <div>
             <Filters/>
-            <label class="controls">
-                "Baseline method: "
-                <select
-                    data-testid="cost-baseline"
-                    on:change=move |e| view.cost_baseline.set(target_value(&e))
-                    prop:value=move || view.cost_baseline.get()
-                >
-                    <option value="">"none"</option>
-                    {move || methods().into_iter().map(|m| view! { <option value=m.clone()>{m.clone()}</option> }).collect_view()}
-                </select>
-            </label>
+            <div class="controls">
+                {choice_select("cost-baseline", "Baseline method: ", "none", view.cost_baseline, methods)}
+            </div>
             <p class="hint">"Means per rollout over the rollouts that report each field."</p>
             <div class="table-wrap">{table}</div>
         </div>

@@ -57,6 +57,38 @@ pub fn method_color(report: &Report, method: &str) -> usize {
     methods.iter().position(|m| m == method).unwrap_or(0)
 }
 
+/// A labelled `<select>` bound to a string signal: a first option for "" (`empty` as its
+/// label), then `options()`.
+pub fn choice_select(
+    testid: &'static str,
+    label: &'static str,
+    empty: &'static str,
+    signal: RwSignal<String>,
+    options: impl Fn() -> Vec<String> + Send + Sync + 'static,
+) -> impl IntoView {
+    view! {
+        <label>
+            {label}
+            <select
+                data-testid=testid
+                on:change=move |e| signal.set(super::app::target_value(&e))
+                prop:value=move || signal.get()
+            >
+                <option value="">{empty}</option>
+                {move || {
+                    options()
+                        .into_iter()
+                        .map(|o| {
+                            let selected = signal.get_untracked() == o;
+                            view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
+                        })
+                        .collect_view()
+                }}
+            </select>
+        </label>
+    }
+}
+
 /// The dataset and model filter selects, shared by several tabs.
 #[component]
 pub fn Filters() -> impl IntoView {
@@ -81,44 +113,8 @@ pub fn Filters() -> impl IntoView {
     };
     view! {
         <div class="filters">
-            <label>
-                "Dataset "
-                <select
-                    data-testid="filter-dataset"
-                    on:change=move |e| view.dataset.set(super::app::target_value(&e))
-                    prop:value=move || view.dataset.get()
-                >
-                    <option value="">"all"</option>
-                    {move || {
-                        datasets()
-                            .into_iter()
-                            .map(|d| {
-                                let selected = view.dataset.get_untracked() == d;
-                                view! { <option value=d.clone() selected=selected>{d.clone()}</option> }
-                            })
-                            .collect_view()
-                    }}
-                </select>
-            </label>
-            <label>
-                "Model "
-                <select
-                    data-testid="filter-model"
-                    on:change=move |e| view.model.set(super::app::target_value(&e))
-                    prop:value=move || view.model.get()
-                >
-                    <option value="">"all"</option>
-                    {move || {
-                        models()
-                            .into_iter()
-                            .map(|m| {
-                                let selected = view.model.get_untracked() == m;
-                                view! { <option value=m.clone() selected=selected>{m.clone()}</option> }
-                            })
-                            .collect_view()
-                    }}
-                </select>
-            </label>
+            {choice_select("filter-dataset", "Dataset ", "all", view.dataset, datasets)}
+            {choice_select("filter-model", "Model ", "all", view.model, models)}
         </div>
     }
 }
