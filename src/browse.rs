@@ -151,19 +151,18 @@ pub struct StepView {
 
 /// Parses a canonical rollout line into its steps. Lines of other formats are converted to
 /// canonical form before scoring, so this is the one shape to read.
+///
+/// It reads exactly the fields the scorer reads and skips the rest unparsed, so any line the
+/// scorer accepted can be shown: a number no double holds (`1e400`) in `meta` or in `args` is
+/// legal JSON the scorer never looks at.
 pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
-    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
-    let steps = v
-        .get("steps")
-        .and_then(|s| s.as_array())
-        .ok_or("the line has no steps array")?;
-    let mut out = Vec::with_capacity(steps.len());
+    let view: ViewLine = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(view.steps.len());
     let mut fed: Option<usize> = None;
-    for (i, s) in steps.iter().enumerate() {
-        let error_value = s.get("error");
-        let error_present = error_value.is_some_and(error_signals_rejection);
+    for (i, s) in view.steps.into_iter().enumerate() {
+        let error_present = s.error.as_ref().is_some_and(error_signals_rejection);
         // An explicit `ok` wins over `error`, as in scoring.
-        let executable = match s.get("ok").and_then(|o| o.as_bool()) {
+        let executable = match s.ok {
             Some(ok) => ok,
             None => !error_present,
         };
@@ -174,14 +173,42 @@ pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
         }
         out.push(StepView {
             depth,
-            tool: s.get("tool").and_then(|t| t.as_str()).map(str::to_string),
-            args: s.get("args").map(|a| a.to_string()),
+            tool: s.tool,
+            args: s.args.map(|raw| compact(raw.get())),
             executable,
-            error: error_value.cloned().and_then(error_text),
-            label: s.get("label").and_then(|l| l.as_str()).map(str::to_string),
+            error: s.error.and_then(error_text),
+            label: s.label,
             first_error,
             after_first_error: fed.is_some_and(|f| depth > f),
         });
     }
     Ok(out)
+}
+
+/// The part of a rollout line the viewer shows; other fields are skipped unparsed.
+#[derive(Deserialize)]
+struct ViewLine {
+    steps: Vec<ViewStep>,
+}
+
+#[derive(Deserialize)]
+struct ViewStep {
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    args: Option<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
+    ok: Option<bool>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+    #[serde(default)]
+    label: Option<String>,
+}
+
+/// JSON text without insignificant whitespace; text `serde_json::Value` cannot hold is kept as
+/// written.
+fn compact(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| raw.trim().to_string())
 }

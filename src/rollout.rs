@@ -223,6 +223,9 @@ pub struct InputFile {
     pub rollouts: u64,
     /// Lines rejected with a diagnostic.
     pub errors: u64,
+    /// The earlier file with the same bytes (and the same import options): this one was not
+    /// counted again.
+    pub repeats: Option<u32>,
 }
 
 /// A problem with one line (or one file, when `line` is `None`) of the input.

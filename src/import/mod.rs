@@ -192,6 +192,8 @@ pub struct FileImport {
     pub tools: u64,
     /// The file this one was paired with (a BFCL score file, a tau2 results.json).
     pub paired_with: Option<String>,
+    /// The earlier file with the same bytes; this one was not read again.
+    pub repeats: Option<String>,
 }
 
 /// Per-condition counts of first-failure sources.

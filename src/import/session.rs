@@ -460,6 +460,43 @@ impl Session {
         }
     }
 
+    /// How many converted lines have been produced (a mark for [`Session::forget_file`]).
+    pub(crate) fn converted_len(&self) -> usize {
+        self.converted.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Forgets a file that repeats the earlier file `original`: whatever it left waiting for
+    /// another file (BFCL tests or scores, tau2 simulations), and the per-rollout side tables
+    /// from rollout index `rollouts` and converted line `converted` on. Its format is cleared so
+    /// no later pairing picks it up.
+    pub(crate) fn forget_file(
+        &mut self,
+        file: usize,
+        original: usize,
+        rollouts: usize,
+        converted: usize,
+    ) {
+        let f = &mut self.files[file];
+        f.tests.clear();
+        f.score = None;
+        f.run = None;
+        f.pending_sims.clear();
+        f.deferred = false;
+        f.resolved = true;
+        self.summary.first_failure_sources.truncate(rollouts);
+        let _ = self.summary.line_tools.split_off(&rollouts);
+        if let Some(c) = &mut self.converted {
+            c.truncate(converted);
+        }
+        let name = std::mem::take(&mut self.summary.files[file].name);
+        self.summary.files[file] = FileImport {
+            name,
+            repeats: Some(self.files[original].name.clone()),
+            ..FileImport::default()
+        };
+        self.summary.readback[file].format = None;
+    }
+
     // ---- ends -------------------------------------------------------------------------------
 
     /// The end of one file: its diagnostics, unless its rollouts wait for another file.

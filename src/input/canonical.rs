@@ -364,7 +364,7 @@ struct WireRollout {
     #[serde(default)]
     label: Option<WireLabel>,
     #[serde(default)]
-    cost: Option<WireCost>,
+    cost: Option<Object<WireCost>>,
     #[serde(default)]
     meta: Option<WireMeta>,
 }
@@ -383,7 +383,7 @@ impl WireRollout {
         if self.task_id.0.trim().is_empty() {
             return Err(invalid("task_id", "must not be empty"));
         }
-        let cost = self.cost.unwrap_or_default().validate()?;
+        let cost = self.cost.map(|c| c.0).unwrap_or_default().validate()?;
         let steps = self.steps;
         let no_tool = steps.count == 0;
         let failure_source = match (&steps.first_failure, no_tool) {
@@ -575,6 +575,40 @@ impl<'de> Deserialize<'de> for WireLabel {
     }
 }
 
+/// A struct that must be written as a JSON object. serde's derived structs also accept an array
+/// of their fields in order, which would read `[1]` as `{"tokens": 1}`; a log line is never meant
+/// that way, so an array is refused.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de> + Expecting> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Expecting> Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(T::EXPECTING)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData)).map(Object)
+    }
+}
+
+/// What a message says was expected instead.
+trait Expecting {
+    const EXPECTING: &'static str;
+}
+
+impl Expecting for WireCost {
+    const EXPECTING: &'static str = "an object {tokens, latency_s, usd}";
+}
+
+impl Expecting for WireStep {
+    const EXPECTING: &'static str = "a step object {tool, args, ok, error, label}";
+}
+
 #[derive(Default, Deserialize)]
 struct WireCost {
     #[serde(default)]
@@ -631,7 +665,7 @@ impl<'de> Deserialize<'de> for WireSteps {
                     first_failure: None,
                     first_check: None,
                 };
-                while let Some(step) = seq.next_element::<WireStep>()? {
+                while let Some(Object(step)) = seq.next_element::<Object<WireStep>>()? {
                     steps.count = steps
                         .count
                         .checked_add(1)

@@ -31,6 +31,7 @@ use crate::import::{Format, ImportOptions, ImportSummary};
 use crate::rollout::{Corpus, FirstFailure, InputFile, Rollout, Source};
 use canonical::ParsedRollout;
 use lines::{Line, LineSplitter};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Handle of a file being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +65,21 @@ enum Reader {
 pub struct Ingest {
     corpus: Corpus,
     readers: Vec<Reader>,
+    /// Per file: what the corpus held when it began, and the hash of its bytes.
+    marks: Vec<FileMark>,
     session: Session,
+}
+
+/// Where the corpus stood when a file began, so a repeated file can be taken back out.
+struct FileMark {
+    rollouts: usize,
+    diagnostics: usize,
+    diagnostics_total: u64,
+    converted: usize,
+    hasher: Box<Xxh3>,
+    /// The hash of the whole file, once it has ended (and was counted).
+    digest: Option<u128>,
+    options: ImportOptions,
 }
 
 impl Default for Ingest {
@@ -72,6 +87,7 @@ impl Default for Ingest {
         Ingest {
             corpus: Corpus::default(),
             readers: Vec::new(),
+            marks: Vec::new(),
             session: Session::new(),
         }
     }
@@ -115,6 +131,15 @@ impl Ingest {
             ..InputFile::default()
         });
         self.readers.push(Reader::Detecting(Vec::new()));
+        self.marks.push(FileMark {
+            rollouts: self.corpus.rollouts.len(),
+            diagnostics: self.corpus.diagnostics.len(),
+            diagnostics_total: self.corpus.diagnostics_total,
+            converted: self.session.converted_len(),
+            hasher: Box::new(Xxh3::new()),
+            digest: None,
+            options: options.clone(),
+        });
         self.session.begin_file(name, options);
         id
     }
@@ -125,27 +150,26 @@ impl Ingest {
         let Some(reader) = self.readers.get_mut(i) else {
             return;
         };
+        if !matches!(reader, Reader::Ended) {
+            self.marks[i].hasher.update(chunk);
+        }
         match reader {
             Reader::Detecting(head) => {
+                let before = head.len();
                 head.extend_from_slice(chunk);
                 self.corpus.files[i].bytes = head.len() as u64;
-                // A binary file gets one message, not one per "line", and is not buffered.
-                if let Some(kind) = binary_kind(head) {
-                    let name = self.corpus.files[i].name.clone();
-                    self.corpus.files[i].errors += 1;
-                    self.corpus.push_diagnostic(crate::rollout::Diagnostic {
-                        file: name,
-                        line: None,
-                        message: format!(
-                            "this is {kind}, not rollout data; expected JSON Lines or a \
-                             benchmark's JSON results (see docs/format.md); the file was skipped"
-                        ),
-                    });
-                    self.readers[i] = Reader::Skipped;
+                // Both decisions wait for the first PROBE bytes (or the file's end), so they
+                // are taken on the same bytes however the file is cut into chunks.
+                if head.len() < PROBE {
                     return;
                 }
-                // The first line can only complete with a line break in this chunk.
-                if chunk.contains(&b'\n') {
+                let crossed = before < PROBE;
+                if crossed && self.skip_if_binary(file) {
+                    return;
+                }
+                // The first line completes with a line break in this chunk, or was already
+                // complete when the probe filled up.
+                if crossed || chunk.contains(&b'\n') {
                     self.detect(file, false);
                 }
             }
@@ -190,6 +214,30 @@ impl Ingest {
         }
     }
 
+    /// Skips the file with one message if its first bytes are not text. A binary file gets one
+    /// message, not one per "line", and is not buffered.
+    fn skip_if_binary(&mut self, file: FileId) -> bool {
+        let i = file.index();
+        let Reader::Detecting(head) = &self.readers[i] else {
+            return false;
+        };
+        let Some(kind) = binary_kind(&head[..head.len().min(PROBE)]) else {
+            return false;
+        };
+        let name = self.corpus.files[i].name.clone();
+        self.corpus.files[i].errors += 1;
+        self.corpus.push_diagnostic(crate::rollout::Diagnostic {
+            file: name,
+            line: None,
+            message: format!(
+                "this is {kind}, not rollout data; expected JSON Lines or a benchmark's JSON \
+                 results (see docs/format.md); the file was skipped"
+            ),
+        });
+        self.readers[i] = Reader::Skipped;
+        true
+    }
+
     /// Ends a file: a last line without a line break is read now, and a buffered document is
     /// converted.
     pub fn end_file(&mut self, file: FileId) {
@@ -197,8 +245,20 @@ impl Ingest {
         if i >= self.readers.len() {
             return;
         }
-        if matches!(self.readers[i], Reader::Detecting(_)) {
+        if let Reader::Detecting(head) = &self.readers[i] {
+            // A file shorter than the probe has not been looked at yet.
+            if head.len() < PROBE && self.skip_if_binary(file) {
+                self.readers[i] = Reader::Ended;
+                return;
+            }
             self.detect(file, true);
+        }
+        if matches!(self.readers[i], Reader::Ended) {
+            return;
+        }
+        if let Some(original) = self.repeated(i) {
+            self.take_back(i, original);
+            return;
         }
         match std::mem::replace(&mut self.readers[i], Reader::Ended) {
             Reader::Lines {
@@ -224,6 +284,72 @@ impl Ingest {
             }
         }
         self.session.end_file(&mut self.corpus, i);
+    }
+
+    /// The earlier, counted file with the same bytes and options as file `i`, which has just
+    /// ended. Files are told apart by a 128-bit hash of their bytes and their length; an empty
+    /// file repeats nothing.
+    fn repeated(&mut self, i: usize) -> Option<usize> {
+        let digest = self.marks[i].hasher.digest128();
+        let bytes = self.corpus.files[i].bytes;
+        let found = (bytes > 0)
+            .then(|| {
+                (0..i).find(|&j| {
+                    self.marks[j].digest == Some(digest)
+                        && self.corpus.files[j].bytes == bytes
+                        && self.marks[j].options == self.marks[i].options
+                })
+            })
+            .flatten();
+        if found.is_none() {
+            self.marks[i].digest = Some(digest);
+        }
+        found
+    }
+
+    /// Takes a repeated file's rollouts and diagnostics back out of the corpus and says so.
+    /// Files are read one after another, so what the file added is what followed its mark; if
+    /// another file's rollouts are interleaved (files fed in parallel), nothing is taken back
+    /// and the message says the file was counted twice.
+    fn take_back(&mut self, i: usize, original: usize) {
+        let mark = &self.marks[i];
+        let own = |r: &Rollout| r.source.file as usize == i;
+        let name = self.corpus.files[i].name.clone();
+        let original_name = self.corpus.files[original].name.clone();
+        let separable = self.corpus.rollouts[mark.rollouts..].iter().all(own)
+            && self.corpus.diagnostics[mark.diagnostics..]
+                .iter()
+                .all(|d| d.file == name);
+        let message = if separable {
+            self.corpus.rollouts.truncate(mark.rollouts);
+            self.corpus.diagnostics.truncate(mark.diagnostics);
+            self.corpus.diagnostics_total = mark.diagnostics_total;
+            let (rollouts, converted) = (mark.rollouts, mark.converted);
+            self.session.forget_file(i, original, rollouts, converted);
+            let info = &mut self.corpus.files[i];
+            info.rollouts = 0;
+            info.errors = 0;
+            info.repeats = Some(original as u32);
+            if original_name == name {
+                "given twice: already loaded, not counted again".to_string()
+            } else {
+                format!(
+                    "the same bytes as {original_name}, which is already loaded: not counted \
+                     again"
+                )
+            }
+        } else {
+            format!(
+                "the same bytes as {original_name}: its rollouts are counted twice (read files \
+                 one after another to have repeats left out)"
+            )
+        };
+        self.readers[i] = Reader::Ended;
+        self.corpus.push_diagnostic(crate::rollout::Diagnostic {
+            file: name,
+            line: None,
+            message,
+        });
     }
 
     /// Bytes read so far from a file.
@@ -345,9 +471,21 @@ pub fn add_rollout(corpus: &mut Corpus, parsed: ParsedRollout, source: Source) {
     });
 }
 
-/// What a binary file looks like, from its first bytes: a known magic number, a NUL byte, or
-/// bytes that are not UTF-8. `None` for text (or too few bytes to tell).
-fn binary_kind(head: &[u8]) -> Option<&'static str> {
+/// How many first bytes of a file decide whether it is binary.
+const PROBE: usize = 4096;
+
+/// What a binary file looks like, from its first bytes (at most [`PROBE`]): a known magic
+/// number, a UTF-16 byte-order mark, or mostly NUL bytes and bytes that are not UTF-8. `None`
+/// for text, including text with a few stray bad bytes: those make line errors, so the valid
+/// lines around them are still read.
+fn binary_kind(probe: &[u8]) -> Option<&'static str> {
+    // UTF-16 is told by its byte-order mark and the NUL bytes of its ASCII characters (a BOM
+    // alone could be two stray bytes before UTF-8 text, which is read line by line).
+    let after_bom = &probe[probe.len().min(2)..probe.len().min(66)];
+    if (probe.starts_with(b"\xff\xfe") || probe.starts_with(b"\xfe\xff")) && after_bom.contains(&0)
+    {
+        return Some("UTF-16 text (save it as UTF-8)");
+    }
     const MAGIC: [(&[u8], &str); 6] = [
         (b"\x89PNG", "a PNG image"),
         (b"%PDF", "a PDF document"),
@@ -356,16 +494,13 @@ fn binary_kind(head: &[u8]) -> Option<&'static str> {
         (b"\xff\xd8\xff", "a JPEG image"),
         (b"GIF8", "a GIF image"),
     ];
-    if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| head.starts_with(m)) {
+    if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| probe.starts_with(m)) {
         return Some(kind);
     }
-    let probe = &head[..head.len().min(4096)];
-    if probe.contains(&0) {
-        return Some("a binary file");
-    }
-    // Mostly undecodable bytes; one stray invalid byte in a text file is a line error instead.
     let text = String::from_utf8_lossy(probe);
-    let replaced = text.matches('\u{FFFD}').count();
-    (probe.len() >= 16 && replaced * 10 > text.chars().count())
-        .then_some("a binary file (it is not UTF-8 text)")
+    let bad = text
+        .chars()
+        .filter(|&c| c == '\u{FFFD}' || c == '\0')
+        .count();
+    (probe.len() >= 16 && bad * 10 > text.chars().count()).then_some("a binary file")
 }

@@ -156,6 +156,7 @@ pub fn build_report_full(
                 lines: f.lines,
                 rollouts: f.rollouts,
                 errors: f.errors,
+                repeats: f.repeats.map(|j| corpus.files[j as usize].name.clone()),
             })
             .collect(),
     }

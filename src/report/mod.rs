@@ -308,6 +308,9 @@ pub struct InputOut {
     pub lines: u64,
     pub rollouts: u64,
     pub errors: u64,
+    /// The earlier input with the same bytes; this one was not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<String>,
 }
 
 impl Report {

@@ -1,0 +1,236 @@
+//! The fuzz harness: one `check_*` function per target, each feeding one fuzz input to the core
+//! and asserting what must hold for any input. The targets in `fuzz/fuzz_targets/` call them, and
+//! `tests/fuzz_regressions.rs` replays every input that once failed through the same functions.
+//!
+//! Every check reads its files through the public `Ingest` API twice — whole and in small chunks
+//! — and asserts that chunk boundaries change nothing (the browser reads files in 4 MiB chunks,
+//! the CLI in whatever `read` returns).
+
+#![allow(dead_code)]
+
+use prefix_exec::browse::{list_rollouts, parse_steps, RolloutQuery};
+use prefix_exec::import::{ImportOptions, ImportSummary, ToolSet};
+use prefix_exec::input::canonical::{parse_line, parse_line_ext, LineContext};
+use prefix_exec::input::Ingest;
+use prefix_exec::report::table::{render_csv, render_latex, render_text};
+use prefix_exec::report::{build_report_full, Report, Settings};
+use prefix_exec::rollout::Corpus;
+use prefix_exec::score::MaxDepth;
+use serde_json::Value;
+
+/// Separates the files of one fuzz input (NUL bytes never occur in the JSON the seeds hold).
+pub const FILE_SEP: &[u8] = b"\n\x00--file--\x00\n";
+
+/// The input split at [`FILE_SEP`], at most `max` parts (the last keeps any further separators).
+pub fn split_files(data: &[u8], max: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while out.len() + 1 < max {
+        match rest.windows(FILE_SEP.len()).position(|w| w == FILE_SEP) {
+            Some(i) => {
+                out.push(&rest[..i]);
+                rest = &rest[i + FILE_SEP.len()..];
+            }
+            None => break,
+        }
+    }
+    out.push(rest);
+    out
+}
+
+/// Reads `files` through `Ingest`, each pushed in chunks of `chunk` bytes.
+pub fn ingest(
+    files: &[(&str, &[u8])],
+    chunk: usize,
+    schema_checks: bool,
+) -> (Corpus, ImportSummary) {
+    let mut ingest = Ingest::new();
+    for (name, bytes) in files {
+        let options = ImportOptions {
+            schema_checks,
+            ..ImportOptions::default()
+        };
+        let f = ingest.begin_file_with(name, options);
+        for c in bytes.chunks(chunk.max(1)) {
+            ingest.push(f, c);
+        }
+        ingest.end_file(f);
+    }
+    ingest.finish_with_summary()
+}
+
+/// Reads `files` whole and in chunks of 1..=97 bytes (chosen from the input's length, so the
+/// input's bytes are all file content) and asserts both readings agree on every rollout and
+/// diagnostic. Returns the whole-file reading.
+pub fn ingest_both_ways(files: &[(&str, &[u8])], schema_checks: bool) -> (Corpus, ImportSummary) {
+    let total: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let whole = ingest(files, usize::MAX, schema_checks);
+    let chunked = ingest(files, 1 + total % 97, schema_checks);
+    assert_eq!(
+        whole.0.rollouts, chunked.0.rollouts,
+        "chunking changed the rollouts"
+    );
+    assert_eq!(
+        whole.0.diagnostics, chunked.0.diagnostics,
+        "chunking changed the diagnostics"
+    );
+    assert_eq!(whole.0.diagnostics_total, chunked.0.diagnostics_total);
+    assert_eq!(
+        whole.0.files, chunked.0.files,
+        "chunking changed the file summaries"
+    );
+    whole
+}
+
+/// Every rollout is accounted for by a condition and a task the corpus knows.
+pub fn assert_consistent(corpus: &Corpus) {
+    for r in &corpus.rollouts {
+        assert!((r.condition as usize) < corpus.conditions.len());
+        assert!((r.source.file as usize) < corpus.files.len());
+    }
+}
+
+/// Files split out of one input: the names each target gives its parts.
+fn named<'a>(data: &'a [u8], names: &[&'a str]) -> Vec<(&'a str, &'a [u8])> {
+    let parts = split_files(data, names.len());
+    names.iter().copied().zip(parts).collect()
+}
+
+/// The canonical JSONL reader: line splitting across chunks (BOM, CRLF, blank lines), line
+/// validation and the streaming fold of steps, with `{"tools": …}` lines and schema checks.
+pub fn check_canonical(data: &[u8]) {
+    let (corpus, _) = ingest_both_ways(&[("run.jsonl", data)], true);
+    assert_consistent(&corpus);
+    // The line parser on its own, on every line, with and without a schema context.
+    let mut ctx = LineContext::new(true);
+    for line in data.split(|&b| b == b'\n') {
+        let _ = parse_line(line);
+        let _ = parse_line_ext(line, &mut ctx);
+    }
+}
+
+/// The tau-bench (v1) importer: a JSON array of `{task_id, trial, reward, info, traj}`.
+pub fn check_tau_bench(data: &[u8]) {
+    let (corpus, _) = ingest_both_ways(&[("gpt-4o-airline.json", data)], true);
+    assert_consistent(&corpus);
+}
+
+/// The tau2 importer in all its forms: a `Results` object, a bare simulations array, and the
+/// directory form (a `results.json` plus simulation files, resolved across files).
+pub fn check_tau2(data: &[u8]) {
+    let files = named(
+        data,
+        &[
+            "run/results.json",
+            "run/simulations/sim-a.json",
+            "run/simulations/sim-b.json",
+            "run/simulations/sim-c.json",
+        ],
+    );
+    let (corpus, _) = ingest_both_ways(&files, true);
+    assert_consistent(&corpus);
+}
+
+/// The BFCL importer: a `…_result.json` file (JSON lines with inference logs) paired with the
+/// run's `…_score.json` when the input ends.
+pub fn check_bfcl(data: &[u8]) {
+    let files = named(
+        data,
+        &[
+            "BFCL/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
+            "BFCL/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
+        ],
+    );
+    let (corpus, _) = ingest_both_ways(&files, true);
+    assert_consistent(&corpus);
+}
+
+/// The tool-schema checker: compiling arbitrary tool definitions (any JSON Schema a log may
+/// carry) and checking arbitrary arguments against them.
+/// Input: `tools JSON` FILE_SEP `tool name` FILE_SEP `arguments JSON`.
+pub fn check_schema(data: &[u8]) {
+    let parts = split_files(data, 3);
+    let Ok(tools) = serde_json::from_slice::<Value>(parts[0]) else {
+        return;
+    };
+    let Ok(set) = ToolSet::from_json(&tools) else {
+        return;
+    };
+    let name = parts
+        .get(1)
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    let args = parts
+        .get(2)
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok());
+    // Every named tool, with the arguments and without them.
+    let mut names: Vec<String> = match &tools {
+        Value::Array(specs) => specs
+            .iter()
+            .filter_map(|s| s.get("function").unwrap_or(s).get("name"))
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect(),
+        Value::Object(map) => map.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    names.extend(name);
+    for n in &names {
+        let _ = set.check(n, args.as_ref());
+        let _ = set.check(n, None);
+    }
+}
+
+/// End to end: any drop of files (format detected by content) → corpus → report (with a small
+/// bootstrap) → every rendering the CLI and the app make. The spec's identity checks are the
+/// oracle (a violation on any input is a bug), and every scored rollout must read back, through
+/// the rollout viewer, as the same rollout.
+pub fn check_report(data: &[u8]) {
+    let files = named(data, &["a.jsonl", "b.json", "c.jsonl"]);
+    let (corpus, summary) = ingest_both_ways(&files, true);
+    let settings = Settings {
+        bootstrap: 16,
+        seed: data.len() as u64,
+        max_depth: if data.len() % 2 == 0 {
+            MaxDepth::All
+        } else {
+            MaxDepth::Fixed(10)
+        },
+        ..Settings::default()
+    };
+    let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
+    assert!(
+        report.identity_violations.is_empty(),
+        "identity violated: {:?}",
+        report.identity_violations
+    );
+    let json = report.to_json();
+    let back: Report = serde_json::from_str(&json).expect("a report reads back");
+    assert_eq!(back.to_json(), json, "report JSON does not round-trip");
+    let _ = render_text(&report, 3);
+    let _ = render_csv(&report);
+    let _ = render_latex(&report, 3, true);
+    for c in &corpus.conditions {
+        let q = RolloutQuery {
+            dataset: corpus.datasets.get(c.dataset).to_string(),
+            model: corpus.models.get(c.model).to_string(),
+            method: corpus.methods.get(c.method).to_string(),
+            limit: 50,
+            ..RolloutQuery::default()
+        };
+        let _ = list_rollouts(&corpus, &q);
+    }
+    for (i, r) in corpus.rollouts.iter().enumerate().take(64) {
+        let bytes = files[r.source.file as usize].1;
+        let start = r.source.offset as usize;
+        let end = start + r.source.len as usize;
+        let line = summary
+            .rollout_line(&corpus, i, &bytes[start..end])
+            .expect("a scored rollout's line reads back");
+        let again = parse_line(line.as_bytes()).expect("a read-back line parses");
+        assert_eq!(
+            (again.horizon, again.fed),
+            (r.horizon, r.fed.0),
+            "viewer and score disagree"
+        );
+        parse_steps(&line).expect("a read-back line shows its steps");
+    }
+}

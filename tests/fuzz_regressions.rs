@@ -1,0 +1,53 @@
+//! Every input the fuzzers once failed on (`tests/fuzz_regressions/<target>-<hash>`), replayed
+//! through the fuzz harness's own checks (`fuzz/fuzz_targets/common`), so each fixed bug stays
+//! fixed under the normal test command. `FUZZ_CORPUS=fuzz/corpus` also replays the corpora the
+//! fuzzers grew (`bash scripts/fuzz.sh`), target by target.
+
+#[path = "../fuzz/fuzz_targets/common/mod.rs"]
+mod harness;
+
+use std::path::Path;
+
+fn check(target: &str) -> fn(&[u8]) {
+    match target {
+        "canonical" => harness::check_canonical,
+        "tau_bench" => harness::check_tau_bench,
+        "tau2" => harness::check_tau2,
+        "bfcl" => harness::check_bfcl,
+        "schema_check" => harness::check_schema,
+        "report" => harness::check_report,
+        other => panic!("no fuzz target {other:?}"),
+    }
+}
+
+#[test]
+fn inputs_that_once_failed_pass_every_check() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (target, _) = name.rsplit_once('-').expect("files are named <target>-<hash>");
+        let data = std::fs::read(&path).unwrap();
+        check(target)(&data);
+        // Every end-to-end check holds for every input, whatever target found it.
+        harness::check_report(&data);
+        n += 1;
+    }
+    assert!(n >= 5, "the regression inputs are missing ({n} found)");
+}
+
+#[test]
+fn grown_fuzz_corpora_pass_every_check() {
+    let Some(root) = std::env::var_os("FUZZ_CORPUS") else {
+        return;
+    };
+    for target in ["canonical", "tau_bench", "tau2", "bfcl", "schema_check", "report"] {
+        let Ok(dir) = std::fs::read_dir(Path::new(&root).join(target)) else {
+            continue;
+        };
+        for entry in dir {
+            check(target)(&std::fs::read(entry.unwrap().path()).unwrap());
+        }
+    }
+}
