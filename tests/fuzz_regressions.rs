@@ -27,7 +27,9 @@ fn inputs_that_once_failed_pass_every_check() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let (target, _) = name.rsplit_once('-').expect("files are named <target>-<hash>");
+        let (target, _) = name
+            .rsplit_once('-')
+            .expect("files are named <target>-<hash>");
         let data = std::fs::read(&path).unwrap();
         check(target)(&data);
         // Every end-to-end check holds for every input, whatever target found it.
@@ -42,7 +44,14 @@ fn grown_fuzz_corpora_pass_every_check() {
     let Some(root) = std::env::var_os("FUZZ_CORPUS") else {
         return;
     };
-    for target in ["canonical", "tau_bench", "tau2", "bfcl", "schema_check", "report"] {
+    for target in [
+        "canonical",
+        "tau_bench",
+        "tau2",
+        "bfcl",
+        "schema_check",
+        "report",
+    ] {
         let Ok(dir) = std::fs::read_dir(Path::new(&root).join(target)) else {
             continue;
         };

@@ -325,6 +325,9 @@ mod cli {
             }
             None => print!("{text}"),
         }
+        for note in &report.notes {
+            eprintln!("prefix-exec: note: {note}");
+        }
         if !report.identity_violations.is_empty() {
             eprintln!(
                 "prefix-exec: {} identity violations — this is a bug, please report it:",

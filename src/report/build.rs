@@ -1,5 +1,7 @@
 //! Building a [`Report`] from a [`Corpus`].
 
+use std::collections::BTreeMap;
+
 use super::checks::check_identities;
 use super::{
     ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
@@ -7,7 +9,7 @@ use super::{
 };
 use crate::import::ImportSummary;
 use crate::rollout::Corpus;
-use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth};
+use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth, MAX_BOOTSTRAP_BYTES};
 use crate::stats::bootstrap::{
     bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
@@ -53,23 +55,41 @@ pub fn build_report_full(
         0.95
     };
     let resamples = settings.bootstrap as usize;
-    let agg = aggregate_with(corpus, settings.max_depth, resamples > 0);
+    let agg = aggregate_with(corpus, settings.max_depth, resamples);
 
     // One bootstrap per dataset block, each on the dataset's own stream.
-    let total = (resamples * agg.blocks.len()) as u64;
+    let runs = agg.blocks.iter().filter(|b| !b.cells.is_empty()).count();
+    let total = (resamples * runs) as u64;
+    let mut before = 0u64;
     let mut samples: Vec<Option<BlockSamples>> = Vec::with_capacity(agg.blocks.len());
-    for (i, block) in agg.blocks.iter().enumerate() {
+    let mut notes = Vec::new();
+    for block in &agg.blocks {
         if resamples == 0 {
             samples.push(None);
             continue;
         }
-        let before = (i * resamples) as u64;
+        if block.cells.is_empty() {
+            notes.push(format!(
+                "dataset {}: no bootstrap intervals — {} conditions × {} tasks × {} resamples \
+                 would need {} MiB (the limit is {} MiB); use fewer resamples, or score fewer \
+                 conditions at a time",
+                block.dataset,
+                block.conditions.len(),
+                block.tasks.len(),
+                resamples,
+                block.bootstrap_bytes(resamples) >> 20,
+                MAX_BOOTSTRAP_BYTES >> 20,
+            ));
+            samples.push(None);
+            continue;
+        }
         let s = bootstrap_block(block, resamples, settings.seed, &mut |done| {
             progress(Progress {
                 done: before + done as u64,
                 total,
             })
         });
+        before += resamples as u64;
         samples.push(Some(s));
     }
     // Where each condition's series live: (block, local index).
@@ -114,11 +134,12 @@ pub fn build_report_full(
         })
         .collect();
 
-    let paired = paired_comparisons(&agg, &conditions, settings, level, &series);
+    let paired = paired_comparisons(&agg, &conditions, settings, level, &series, &mut notes);
     let identity_violations = check_identities(&conditions);
 
     Report {
         schema: SCHEMA.to_string(),
+        notes,
         settings: SettingsOut {
             bootstrap: settings.bootstrap,
             seed: settings.seed,
@@ -233,65 +254,101 @@ fn condition_report(
     }
 }
 
+/// Groups larger than this get no automatic paired comparisons (every unordered pair of 20,000
+/// models is 2·10⁸ comparisons); pairs named in the settings are always made.
+pub const MAX_AUTO_GROUP: usize = 32;
+
+/// More automatic paired comparisons than this are not made at all; the report says so.
+pub const MAX_AUTO_PAIRS: usize = 2000;
+
 /// Paired differences on shared resamples: methods within (dataset, model), then models within
-/// (dataset, method).
+/// (dataset, method). Without pairs in the settings, every unordered pair of each group up to
+/// [`MAX_AUTO_GROUP`] members, and none past [`MAX_AUTO_PAIRS`] in all.
 fn paired_comparisons<'a>(
     agg: &Aggregates,
     conditions: &[ConditionReport],
     settings: &Settings,
     level: f64,
     series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
+    notes: &mut Vec<String>,
 ) -> Vec<PairedReport> {
-    let mut out = Vec::new();
+    let mut chosen: Vec<(usize, usize, &str)> = Vec::new();
+    let mut oversized: Vec<String> = Vec::new();
     for block in &agg.blocks {
-        let ranks = &block.conditions;
-        // Methods under one model: conditions are sorted by (model, method), so groups are runs.
-        for (i, &ra) in ranks.iter().enumerate() {
-            for &rb in &ranks[i + 1..] {
-                let (a, b) = (&conditions[ra], &conditions[rb]);
-                if a.model == b.model {
-                    if let Some((x, y)) = orient(settings, ra, rb, &a.method, &b.method) {
-                        out.push(paired(conditions, x, y, level, series, "methods"));
+        for compare in ["methods", "models"] {
+            let methods = compare == "methods";
+            // Groups share the model (comparing methods) or the method (comparing models); each
+            // lists its ranks in report order.
+            let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for &rank in &block.conditions {
+                let c = &conditions[rank];
+                let key = if methods { &c.model } else { &c.method };
+                groups.entry(key.as_str()).or_default().push(rank);
+            }
+            let name = |rank: usize| -> &str {
+                let c = &conditions[rank];
+                if methods {
+                    &c.method
+                } else {
+                    &c.model
+                }
+            };
+            let mut found: Vec<(usize, usize)> = Vec::new();
+            for (key, ranks) in &groups {
+                if settings.pairs.is_empty() {
+                    if ranks.len() > MAX_AUTO_GROUP {
+                        oversized.push(format!(
+                            "{} {compare} under {} {key} ({})",
+                            ranks.len(),
+                            if methods { "model" } else { "method" },
+                            block.dataset
+                        ));
+                        continue;
+                    }
+                    for (i, &ra) in ranks.iter().enumerate() {
+                        for &rb in &ranks[i + 1..] {
+                            found.push((ra, rb));
+                        }
+                    }
+                } else {
+                    let by_name: BTreeMap<&str, usize> =
+                        ranks.iter().map(|&r| (name(r), r)).collect();
+                    for (x, y) in &settings.pairs {
+                        if let (Some(&ra), Some(&rb)) =
+                            (by_name.get(x.as_str()), by_name.get(y.as_str()))
+                        {
+                            if ra != rb {
+                                found.push((ra, rb));
+                            }
+                        }
                     }
                 }
             }
-        }
-        // Models under one method.
-        for (i, &ra) in ranks.iter().enumerate() {
-            for &rb in &ranks[i + 1..] {
-                let (a, b) = (&conditions[ra], &conditions[rb]);
-                if a.method == b.method {
-                    if let Some((x, y)) = orient(settings, ra, rb, &a.model, &b.model) {
-                        out.push(paired(conditions, x, y, level, series, "models"));
-                    }
-                }
-            }
+            // Report order: by the earlier condition, then the later one.
+            found.sort_by_key(|&(a, b)| (a.min(b), a.max(b)));
+            found.dedup_by_key(|p| (p.0.min(p.1), p.0.max(p.1)));
+            chosen.extend(found.into_iter().map(|(a, b)| (a, b, compare)));
         }
     }
-    out
-}
-
-/// Whether the pair is wanted, and in which order: `(a, b)` as given by `--pair`, else in
-/// report order.
-fn orient(
-    settings: &Settings,
-    ra: usize,
-    rb: usize,
-    name_a: &str,
-    name_b: &str,
-) -> Option<(usize, usize)> {
-    if settings.pairs.is_empty() {
-        return Some((ra, rb));
+    if !oversized.is_empty() {
+        notes.push(format!(
+            "no automatic paired comparisons for groups over {MAX_AUTO_GROUP} members: {}; name \
+             the pairs to compare",
+            oversized.join("; ")
+        ));
     }
-    settings.pairs.iter().find_map(|(x, y)| {
-        if x == name_a && y == name_b {
-            Some((ra, rb))
-        } else if x == name_b && y == name_a {
-            Some((rb, ra))
-        } else {
-            None
-        }
-    })
+    if settings.pairs.is_empty() && chosen.len() > MAX_AUTO_PAIRS {
+        notes.push(format!(
+            "{} paired comparisons would be made (the automatic limit is {MAX_AUTO_PAIRS}); none \
+             were: name the pairs to compare",
+            chosen.len()
+        ));
+        return Vec::new();
+    }
+    chosen
+        .into_iter()
+        .map(|(x, y, compare)| paired(conditions, x, y, level, series, compare))
+        .collect()
 }
 
 fn paired<'a>(

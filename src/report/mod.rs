@@ -93,6 +93,10 @@ pub struct Report {
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
     pub diagnostics_total: u64,
+    /// What was not computed and why (a dataset too big to bootstrap, too many pairs to compare
+    /// automatically).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Violated identities; always empty on valid input (a violation is a bug).
     pub identity_violations: Vec<Violation>,
     /// The files read, in input order.

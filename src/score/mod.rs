@@ -205,12 +205,34 @@ impl MaxDepth {
 
 /// Scores every condition of the corpus and builds the bootstrap blocks.
 pub fn aggregate(corpus: &Corpus, max_depth: MaxDepth) -> Aggregates {
-    aggregate_with(corpus, max_depth, true)
+    aggregate_with(corpus, max_depth, 1)
 }
 
-/// [`aggregate`]; without `cells` the blocks list their tasks and conditions but hold no
-/// per-task sums (they are only needed by the bootstrap, and cost memory per task × condition).
-pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggregates {
+/// The most memory one dataset's bootstrap may take: its per-(task, condition) sums plus its
+/// resampled series ([`DatasetBlock::bootstrap_bytes`]). A dataset over it gets no bootstrap
+/// intervals (the report says so) instead of exhausting the machine — or the 4 GiB of a
+/// browser tab. The same limit natively and in the browser keeps their reports identical.
+pub const MAX_BOOTSTRAP_BYTES: u64 = 1 << 30;
+
+impl DatasetBlock {
+    /// The bytes a bootstrap of this block with `resamples` resamples holds at once.
+    pub fn bootstrap_bytes(&self, resamples: usize) -> u64 {
+        let conds = self.conditions.len() as u64;
+        let stats = (self.width - COL_SURVIVORS + 4) as u64;
+        let cells = self.tasks.len() as u64 * conds * self.width as u64;
+        (cells + conds * stats * resamples as u64) * 8
+    }
+
+    /// Whether a bootstrap with `resamples` resamples fits [`MAX_BOOTSTRAP_BYTES`].
+    pub fn bootstrap_fits(&self, resamples: usize) -> bool {
+        self.bootstrap_bytes(resamples) <= MAX_BOOTSTRAP_BYTES
+    }
+}
+
+/// [`aggregate`], with the per-task sums the bootstrap needs built only for blocks whose
+/// bootstrap with `resamples` resamples fits [`MAX_BOOTSTRAP_BYTES`] (none when `resamples`
+/// is 0): they cost memory per task × condition.
+pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) -> Aggregates {
     let longest = corpus.rollouts.iter().map(|r| r.horizon).max().unwrap_or(1);
     let k_max = max_depth.resolve(longest);
     let width = COL_SURVIVORS + k_max;
@@ -267,8 +289,8 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggr
         local_index[rank] = block.conditions.len();
         block.conditions.push(rank);
     }
-    if cells {
-        for block in &mut blocks {
+    for block in &mut blocks {
+        if resamples > 0 && block.bootstrap_fits(resamples) {
             block.cells = vec![0.0; block.tasks.len() * block.conditions.len() * width];
         }
     }
@@ -372,7 +394,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, cells: bool) -> Aggr
                 }
             }
             let base = (t * n_conds + c_local) * width;
-            if !cells {
+            if block.cells.is_empty() {
                 continue;
             }
             let cell = &mut block.cells[base..base + width];

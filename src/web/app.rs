@@ -36,6 +36,14 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    // A new tab or filter starts at the first page.
+    Effect::new(move |_| {
+        view.tab.track();
+        view.dataset.track();
+        view.model.track();
+        view.page.set(0);
+    });
+
     // Files can be dropped anywhere on the page.
     let dragging = RwSignal::new(false);
     let _ = window_event_listener(ev::dragover, move |e: web_sys::DragEvent| {
@@ -72,6 +80,7 @@ pub fn App() -> impl IntoView {
                 <views::settings::SettingsPanel/>
                 <views::export::ExportPanel/>
                 <views::files::ErrorList/>
+                <views::files::ReportNotes/>
             </aside>
             <main class="main">
                 <super::site::SiteHeader/>
@@ -128,6 +137,15 @@ fn TabBody() -> impl IntoView {
                         <div class="empty">
                             {move || match results.status.get() {
                                 Status::Failed(m) => view! { <p class="error">{m}</p> }.into_any(),
+                                Status::Cancelled => view! {
+                                    <p data-testid="cancelled">
+                                        "Cancelled. The files stay listed: remove one, change a setting, or "
+                                        <button data-testid="compute-again" on:click=move |_| session.recompute()>
+                                            "compute again"
+                                        </button>
+                                        "."
+                                    </p>
+                                }.into_any(),
                                 Status::Computing { .. } => view! { <p>"Computing…"</p> }.into_any(),
                                 _ => view! {
                                     <p>"Drop JSONL rollout files anywhere on this page, pick them with the file button, or load the example."</p>

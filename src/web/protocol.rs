@@ -17,6 +17,9 @@ pub struct JobSettings {
     pub level: f64,
     /// A number, or "all".
     pub max_depth: String,
+    /// Pairs to compare (method or model names); empty = the automatic pairs.
+    #[serde(default)]
+    pub pairs: Vec<(String, String)>,
 }
 
 impl Default for JobSettings {
@@ -26,6 +29,7 @@ impl Default for JobSettings {
             seed: "0".to_string(),
             level: 0.95,
             max_depth: "10".to_string(),
+            pairs: Vec::new(),
         }
     }
 }
@@ -53,7 +57,7 @@ impl JobSettings {
             seed,
             level: self.level,
             max_depth,
-            pairs: Vec::new(),
+            pairs: self.pairs.clone(),
         };
         settings.validate()?;
         Ok(settings)

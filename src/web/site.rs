@@ -122,6 +122,13 @@ async fn open_site(session: Session, manifest: SiteManifest) {
         seed: s.seed.clone(),
         level: s.level,
         max_depth: s.max_depth.clone(),
+        pairs: manifest
+            .precomputed
+            .settings
+            .pairs
+            .iter()
+            .map(|[a, b]| (a.clone(), b.clone()))
+            .collect(),
     });
     // The published numbers first, for an instant display; the recomputation replaces them.
     results

@@ -52,6 +52,8 @@ pub enum Status {
         compute_ms: f64,
     },
     Failed(String),
+    /// Stopped by the user's Cancel.
+    Cancelled,
 }
 
 /// The inputs: files and settings.
@@ -316,6 +318,29 @@ impl Session {
             array.push(f);
         }
         send(&worker, &msg, Some(&array));
+    }
+
+    /// Stops the computation in flight: its worker is terminated (the next computation starts a
+    /// new one), and no report is shown, since none matches the files listed. The files stay.
+    pub fn cancel(&self) {
+        let mut stopped = false;
+        self.bridge.update_value(|b| {
+            if b.busy {
+                if let Some(w) = b.worker.take() {
+                    w.terminate();
+                }
+                b._handler = None;
+                b.busy = false;
+                // Late messages of the stopped job are ignored.
+                b.job += 1;
+                stopped = true;
+            }
+        });
+        if stopped {
+            self.results.report.set(None);
+            self.results.report_json.set(Arc::new(String::new()));
+            self.results.status.set(Status::Cancelled);
+        }
     }
 
     /// Asks the worker for a page of rollouts.

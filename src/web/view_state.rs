@@ -95,6 +95,8 @@ pub struct ViewState {
     pub rb_outcome: RwSignal<Outcome>,
     pub rb_search: RwSignal<String>,
     pub rb_offset: RwSignal<usize>,
+    /// The page shown of a long list (tables and plots); back to the first on a new tab or filter.
+    pub page: RwSignal<usize>,
 }
 
 impl Default for ViewState {
@@ -127,6 +129,7 @@ impl ViewState {
             rb_outcome: RwSignal::new(Outcome::All),
             rb_search: RwSignal::new(String::new()),
             rb_offset: RwSignal::new(0),
+            page: RwSignal::new(0),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{report, visible, Filters};
+use super::{paged, report, visible, Filters, PAGE_ROWS};
 use crate::report::table::fmt_num;
 use crate::web::app::target_value;
 use crate::web::view_state::ViewState;
@@ -37,7 +37,8 @@ pub fn Checkpoints() -> impl IntoView {
             .iter()
             .map(|k| view! { <th scope="col" class="num">{format!("PEC@{k}")}</th> })
             .collect_view();
-        let rows = visible(&r, &view)
+        let rows = paged(&visible(&r, &view), PAGE_ROWS, "rows")
+            .0
             .into_iter()
             .map(|c| {
                 let cells = ks
@@ -85,6 +86,7 @@ pub fn Checkpoints() -> impl IntoView {
                 <span class="hint">" e.g. 1,2,4,8 or 1-5"</span>
             </label>
             <div class="table-wrap">{table}</div>
+            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
         </div>
     }
 }

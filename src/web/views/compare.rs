@@ -110,8 +110,26 @@ pub fn Compare() -> impl IntoView {
             return Some(view! { <p class="hint">"Pick two different methods."</p> }.into_any());
         }
         let Some(p) = find_pair(&r.paired, &d, &m, &a, &b) else {
+            // Automatic comparisons are limited on big reports: this pair can be asked for.
+            let session = expect_context::<crate::web::state::Session>();
+            let ask = move |_| {
+                let mut s = session.settings.get_untracked();
+                let pair = (a.clone(), b.clone());
+                if !s.pairs.contains(&pair) {
+                    s.pairs.push(pair);
+                }
+                session.set_settings(s);
+            };
             return Some(
-                view! { <p class="hint">"No paired result for this choice."</p> }.into_any(),
+                view! {
+                    <p class="hint">
+                        "No paired result for this choice (see Not computed). "
+                        <button data-testid="compare-request" on:click=ask>
+                            "Compare these two"
+                        </button>
+                    </p>
+                }
+                .into_any(),
             );
         };
         let dp = view.decimals.get();

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{choice_select, distinct, report, visible, Filters};
+use super::{choice_select, distinct, paged, report, visible, Filters, PAGE_ROWS};
 use crate::report::derive::{fmt_percent_change, relative_change};
 use crate::report::ConditionReport;
 use crate::web::view_state::ViewState;
@@ -38,6 +38,11 @@ pub fn Cost() -> impl IntoView {
         }
         let baseline = view.cost_baseline.get();
         let conditions = visible(&r, &view);
+        let bases: std::collections::HashMap<(&str, &str), &ConditionReport> = conditions
+            .iter()
+            .filter(|b| b.method == baseline)
+            .map(|b| ((b.dataset.as_str(), b.model.as_str()), b))
+            .collect();
         let head = fields
             .iter()
             .map(|(name, _, _)| {
@@ -47,12 +52,11 @@ pub fn Cost() -> impl IntoView {
                 view! { <th scope="col" class="num">{*name}</th>{rel} }
             })
             .collect_view();
-        let rows = conditions
+        let rows = paged(&conditions, PAGE_ROWS, "rows")
+            .0
             .iter()
             .map(|c| {
-                let base = conditions
-                    .iter()
-                    .find(|b| b.dataset == c.dataset && b.model == c.model && b.method == baseline);
+                let base = bases.get(&(c.dataset.as_str(), c.model.as_str())).copied();
                 let cells = fields
                     .iter()
                     .map(|(_, get, dp)| {
@@ -91,6 +95,7 @@ pub fn Cost() -> impl IntoView {
             </div>
             <p class="hint">"Means per rollout over the rollouts that report each field."</p>
             <div class="table-wrap">{table}</div>
+            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
         </div>
     }
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
-use super::{method_color, report, visible, Filters};
+use super::{method_colors, paged, report, visible, Filters, PAGE_PLOTS};
 use crate::plot::{color_hex, draw_pec, Curve, PecPlot, PlotFrame, Series};
 use crate::report::ConditionReport;
 use crate::web::app::target_value;
@@ -32,14 +32,18 @@ pub fn Curves() -> impl IntoView {
         let Some(r) = report() else {
             return Vec::new();
         };
-        let mut out: Vec<(String, String)> = Vec::new();
-        for c in visible(&r, &view) {
-            if !out.iter().any(|(d, m)| *d == c.dataset && *m == c.model) {
-                out.push((c.dataset.clone(), c.model.clone()));
-            }
-        }
-        out
+        let mut seen = std::collections::HashSet::new();
+        visible(&r, &view)
+            .into_iter()
+            .map(|c| (c.dataset, c.model))
+            .filter(|b| seen.insert(b.clone()))
+            .collect::<Vec<(String, String)>>()
     };
+    // Plots are drawn a page at a time: a report with thousands of models would otherwise draw
+    // thousands of canvases.
+    let page = Memo::new(move |_| blocks());
+    let shown_blocks = move || paged(&page.get(), PAGE_PLOTS, "plots").0;
+    let plot_pager = move || paged(&page.get(), PAGE_PLOTS, "plots").1;
     let k_max = move || report().map(|r| r.settings.k_max).unwrap_or(10);
     view! {
         <div class="curves-tab">
@@ -99,8 +103,9 @@ pub fn Curves() -> impl IntoView {
             <p class="hint">
                 "Fixed-cohort PEC(k) = share of all N rollouts whose first k actions all executed; a rollout that ended before k counts as not surviving (no censoring correction). Steps are right-continuous from PEC(0) = 1."
             </p>
+            {plot_pager}
             <For
-                each=blocks
+                each=shown_blocks
                 key=|b| b.clone()
                 children=move |(dataset, model)| view! { <PecPanel dataset model/> }
             />
@@ -120,10 +125,11 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
     let conditions = Memo::new(move |_| {
         report()
             .map(|r| {
+                let colors = method_colors(&r);
                 r.conditions
                     .iter()
                     .filter(|c| c.dataset == d2 && c.model == m2)
-                    .map(|c| (method_color(&r, &c.method), c.clone()))
+                    .map(|c| (colors.get(&c.method).copied().unwrap_or(0), c.clone()))
                     .collect::<Vec<(usize, ConditionReport)>>()
             })
             .unwrap_or_default()

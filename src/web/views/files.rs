@@ -217,3 +217,29 @@ pub fn ErrorList() -> impl IntoView {
         }}
     }
 }
+
+/// What the report left out and why (a dataset too big to bootstrap, too many pairs).
+#[component]
+pub fn ReportNotes() -> impl IntoView {
+    let results = expect_context::<Session>().results();
+    move || {
+        results
+            .report
+            .get()
+            .filter(|r| !r.notes.is_empty())
+            .map(|r| {
+                view! {
+                    <section class="panel notes" data-testid="report-notes">
+                        <h2>"Not computed"</h2>
+                        <ul>
+                            {r
+                                .notes
+                                .iter()
+                                .map(|n| view! { <li data-testid="report-note">{n.clone()}</li> })
+                                .collect_view()}
+                        </ul>
+                    </section>
+                }
+            })
+    }
+}

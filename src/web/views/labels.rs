@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{report, visible, Filters};
+use super::{paged, report, visible, Filters, PAGE_ROWS};
 use crate::plot::color_hex;
 use crate::report::derive::label_shares;
 use crate::web::view_state::ViewState;
@@ -31,7 +31,8 @@ pub fn Labels() -> impl IntoView {
     let rows = move || {
         let r = report()?;
         Some(
-            visible(&r, &view)
+            paged(&visible(&r, &view), PAGE_ROWS, "rows")
+                .0
                 .into_iter()
                 .map(|c| {
                     let shares = label_shares(&c);
@@ -82,6 +83,7 @@ pub fn Labels() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
         </div>
     }
 }

@@ -40,23 +40,117 @@ pub fn visible(report: &Report, view: &ViewState) -> Vec<ConditionReport> {
 
 /// Distinct values in report order.
 pub fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for v in values {
-        if !out.iter().any(|o| o == v) {
-            out.push(v.to_string());
-        }
-    }
-    out
+    let mut seen = std::collections::HashSet::new();
+    values
+        .filter(|v| seen.insert(*v))
+        .map(str::to_string)
+        .collect()
 }
 
-/// The colour index of a method: its position among all methods of the report, so a method
-/// keeps its colour in every plot.
-pub fn method_color(report: &Report, method: &str) -> usize {
+/// The colour index of every method: its position among all methods of the report, so a
+/// method keeps its colour in every plot.
+pub fn method_colors(report: &Report) -> std::collections::HashMap<String, usize> {
     let mut methods = distinct(report.conditions.iter().map(|c| c.method.as_str()));
     methods.sort();
-    methods.iter().position(|m| m == method).unwrap_or(0)
+    methods
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| (m, i))
+        .collect()
 }
 
+/// Rows of a table shown at once; a report with 20,000 conditions is read a page at a time.
+pub const PAGE_ROWS: usize = 100;
+
+/// Survival plots shown at once.
+pub const PAGE_PLOTS: usize = 6;
+
+/// Where a paged list stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageInfo {
+    pub page: usize,
+    pub pages: usize,
+    pub range: std::ops::Range<usize>,
+    pub total: usize,
+    pub noun: &'static str,
+}
+
+/// Pages of `size` items.
+pub fn even_pages(len: usize, size: usize) -> Vec<std::ops::Range<usize>> {
+    (0..len.div_ceil(size))
+        .map(|p| p * size..((p + 1) * size).min(len))
+        .collect()
+}
+
+/// The current page among `pages` (clamped), or `None` when one page holds everything.
+pub fn current_page(
+    pages: Vec<std::ops::Range<usize>>,
+    total: usize,
+    noun: &'static str,
+) -> Option<PageInfo> {
+    if pages.len() <= 1 {
+        return None;
+    }
+    let page = expect_context::<ViewState>()
+        .page
+        .get()
+        .min(pages.len() - 1);
+    Some(PageInfo {
+        page,
+        pages: pages.len(),
+        range: pages[page].clone(),
+        total,
+        noun,
+    })
+}
+
+/// The current page of `items`, `size` per page, and the pager to show with it.
+pub fn paged<T: Clone>(items: &[T], size: usize, noun: &'static str) -> (Vec<T>, AnyView) {
+    let info = current_page(even_pages(items.len(), size), items.len(), noun);
+    let shown = match &info {
+        Some(i) => items[i.range.clone()].to_vec(),
+        None => items.to_vec(),
+    };
+    (shown, pager(info))
+}
+
+/// Previous / next buttons and where the page stands; nothing for a single page.
+pub fn pager(info: Option<PageInfo>) -> AnyView {
+    let Some(info) = info else {
+        return ().into_any();
+    };
+    let view = expect_context::<ViewState>();
+    let (page, last) = (info.page, info.pages - 1);
+    let label = format!(
+        "{} {}–{} of {} (page {} of {})",
+        info.noun,
+        info.range.start + 1,
+        info.range.end,
+        info.total,
+        page + 1,
+        info.pages
+    );
+    view! {
+        <nav class="pager" data-testid="pager" aria-label="pages">
+            <button
+                data-testid="page-prev"
+                disabled=page == 0
+                on:click=move |_| view.page.set(page.saturating_sub(1))
+            >
+                "‹ previous"
+            </button>
+            <span data-testid="page-label">{label}</span>
+            <button
+                data-testid="page-next"
+                disabled=page == last
+                on:click=move |_| view.page.set((page + 1).min(last))
+            >
+                "next ›"
+            </button>
+        </nav>
+    }
+    .into_any()
+}
 /// A labelled `<select>` bound to a string signal: a first option for "" (`empty` as its
 /// label), then `options()`.
 pub fn choice_select(

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{report, visible, Filters};
+use super::{paged, report, visible, Filters, PAGE_ROWS};
 use crate::report::derive::outcome_reading;
 use crate::report::table::fmt_num;
 use crate::web::view_state::ViewState;
@@ -15,7 +15,8 @@ pub fn Outcomes() -> impl IntoView {
         let d = view.decimals.get();
         let f = move |v: Option<f64>| v.map_or("–".to_string(), |v| fmt_num(v, d));
         Some(
-            visible(&r, &view)
+            paged(&visible(&r, &view), PAGE_ROWS, "rows")
+                .0
                 .into_iter()
                 .map(|c| {
                     view! {
@@ -55,6 +56,7 @@ pub fn Outcomes() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
         </div>
     }
 }

@@ -6,11 +6,14 @@ use crate::web::state::{Session, Status};
 
 #[component]
 pub fn ProgressBar() -> impl IntoView {
-    let results = expect_context::<Session>().results();
+    let session = expect_context::<Session>();
+    let results = session.results();
+    let computing = move || matches!(results.status.get(), Status::Computing { .. });
     let state = move || match results.status.get() {
         Status::Computing { .. } => "computing",
         Status::Ready { .. } => "ready",
         Status::Failed(_) => "failed",
+        Status::Cancelled => "cancelled",
         Status::Empty => "empty",
     };
     let fraction = move || match results.status.get() {
@@ -37,6 +40,7 @@ pub fn ProgressBar() -> impl IntoView {
         }
         Status::Ready { compute_ms } => format!("Done in {:.0} ms", compute_ms),
         Status::Failed(m) => m,
+        Status::Cancelled => "Cancelled".to_string(),
         Status::Empty => String::new(),
     };
     view! {
@@ -51,6 +55,11 @@ pub fn ProgressBar() -> impl IntoView {
                 <div class="fill" style=move || format!("width: {:.1}%", fraction() * 100.0)></div>
             </div>
             <span class="progress-text" aria-live="polite">{text}</span>
+            <Show when=computing>
+                <button class="cancel" data-testid="cancel" on:click=move |_| session.cancel()>
+                    "Cancel"
+                </button>
+            </Show>
         </div>
     }
 }

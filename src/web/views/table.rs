@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{visible, Filters};
+use super::{current_page, pager, visible, Filters, PageInfo, PAGE_ROWS};
 use crate::report::table::{fmt_estimate, footnote, is_block_max, Column};
 use crate::report::ConditionReport;
 use crate::web::state::{Session, Status};
@@ -36,6 +36,7 @@ pub fn MainTable() -> impl IntoView {
         Status::Computing { .. } => "computing",
         Status::Ready { .. } => "ready",
         Status::Failed(_) => "failed",
+        Status::Cancelled => "cancelled",
         Status::Empty => "empty",
     };
     let blocks = move || {
@@ -96,6 +97,11 @@ pub fn MainTable() -> impl IntoView {
             </th>
         }
     };
+    let blocks = Memo::new(move |_| blocks());
+    let page_info = move || -> Option<PageInfo> {
+        let all = blocks.get();
+        current_page(block_pages(&all), all.len(), "blocks")
+    };
     view! {
         <div class="table-tab">
             <Filters/>
@@ -117,7 +123,12 @@ pub fn MainTable() -> impl IntoView {
                     {move || {
                         let decimals = view.decimals.get();
                         let intervals = view.intervals.get();
-                        blocks()
+                        let all = blocks.get();
+                        let shown = match page_info() {
+                            Some(p) => all[p.range].to_vec(),
+                            None => all,
+                        };
+                        shown
                             .into_iter()
                             .map(|block| {
                                 let title = format!("{} / {}", block[0].dataset, block[0].model);
@@ -194,6 +205,7 @@ pub fn MainTable() -> impl IntoView {
                     }}
                 </table>
             </div>
+            {move || pager(page_info())}
             {move || {
                 results
                     .report
@@ -202,4 +214,22 @@ pub fn MainTable() -> impl IntoView {
             }}
         </div>
     }
+}
+
+/// Pages of whole blocks (a block is never split, so its bold maxima stay right), each holding
+/// about [`PAGE_ROWS`] rows.
+fn block_pages(blocks: &[Vec<ConditionReport>]) -> Vec<std::ops::Range<usize>> {
+    let mut pages = Vec::new();
+    let (mut start, mut rows) = (0, 0);
+    for (i, b) in blocks.iter().enumerate() {
+        if rows > 0 && rows + b.len() > PAGE_ROWS {
+            pages.push(start..i);
+            (start, rows) = (i, 0);
+        }
+        rows += b.len();
+    }
+    if start < blocks.len() {
+        pages.push(start..blocks.len());
+    }
+    pages
 }
