@@ -76,6 +76,12 @@ pub fn FilesPanel() -> impl IntoView {
                     key=|f| f.id
                     children=move |f| {
                         let id = f.id;
+                        // Same bytes as a file listed earlier: the worker did not count it again.
+                        let repeats = move || {
+                            let index = session.files.with(|fs| fs.iter().position(|e| e.id == id))?;
+                            let report = session.results().report.get()?;
+                            report.inputs.get(index)?.repeats.clone()
+                        };
                         view! {
                             <li data-testid="file-item">
                                 <div class="file-row">
@@ -90,6 +96,16 @@ pub fn FilesPanel() -> impl IntoView {
                                         "×"
                                     </button>
                                 </div>
+                                {move || {
+                                    repeats()
+                                        .map(|original| {
+                                            view! {
+                                                <p class="notice" data-testid="file-repeats">
+                                                    {format!("same bytes as {original}: already loaded, not counted again")}
+                                                </p>
+                                            }
+                                        })
+                                }}
                                 <FileOptions id/>
                             </li>
                         }
