@@ -64,6 +64,16 @@ impl LineSplitter {
                 return;
             }
             self.bom_checked = true;
+            if self.buf.is_empty() {
+                // The usual case: the first chunk holds the whole BOM, or none. Reading it in
+                // place spares a copy of the chunk (which may be a whole 50 MB first line).
+                if chunk.starts_with(b"\xEF\xBB\xBF") {
+                    self.consumed = 3;
+                    self.buf_offset = 3;
+                    chunk = &chunk[3..];
+                }
+                return self.push_checked(chunk, emit);
+            }
             let mut head = std::mem::take(&mut self.buf);
             head.extend_from_slice(chunk);
             if head.starts_with(b"\xEF\xBB\xBF") {
