@@ -142,3 +142,24 @@ test('picking the same file twice: "already loaded" notice, one file-list entry'
   compareTableToReport(await readMainTable(page), report); // nothing counted twice
   await assertHealthy();
 });
+
+test('a copy of a loaded file under another name is listed but not counted again', { timeout: 120_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const { text } = badLinesFixture();
+  const file = path.join(dir, 'run.jsonl');
+  const copy = path.join(dir, 'run (1).jsonl');
+  await fs.writeFile(file, text);
+  await fs.writeFile(copy, text);
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', B);
+  await page.getByTestId('file-input').setInputFiles([file, copy]);
+  await waitReady(page);
+  assert.equal(await page.getByTestId('file-item').count(), 2, 'both files are listed');
+  const repeats = page.getByTestId('file-repeats');
+  await repeats.waitFor();
+  assert.equal(await repeats.count(), 1);
+  assert.match(await repeats.innerText(), /same bytes as run\.jsonl/);
+  // The table is that of the file alone: the copy's rollouts (and bad lines) are not counted.
+  compareTableToReport(await readMainTable(page), cliReport(file, { bootstrap: B, seed: 0 }));
+  await assertHealthy();
+});

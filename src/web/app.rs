@@ -36,8 +36,10 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // A new tab or filter starts at the first page.
+    // A new tab, filter or report starts at the first page.
+    let report = session.results().report;
     Effect::new(move |_| {
+        report.track();
         view.tab.track();
         view.dataset.track();
         view.model.track();

@@ -63,7 +63,7 @@ pub fn method_colors(report: &Report) -> std::collections::HashMap<String, usize
 pub const PAGE_ROWS: usize = 100;
 
 /// Survival plots shown at once.
-pub const PAGE_PLOTS: usize = 6;
+pub const PAGE_PLOTS: usize = 12;
 
 /// Where a paged list stands.
 #[derive(Clone, Debug, PartialEq)]
