@@ -346,6 +346,13 @@ fn compute(
         ingest.end_file(id);
     }
     let (corpus, summary) = ingest.finish_with_summary();
+    // Every byte is read: say so before scoring (the throttle may have skipped the last chunk).
+    post(&FromWorker::Progress {
+        job,
+        phase: "parse".to_string(),
+        done: total as u64,
+        total: total as u64,
+    });
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
         if now() - last > PROGRESS_MS || p.done == p.total {
             last = now();
