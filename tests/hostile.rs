@@ -175,6 +175,7 @@ fn a_repeated_key_is_refused_not_resolved() {
             (Some(2), "duplicate field `success`"),
             (Some(3), "duplicate field `model`"),
             (Some(4), "steps[0]: duplicate field `ok`"),
+            (Some(5), "steps[0]: duplicate field `args`"),
         ],
     );
     assert_as_if_absent(name, &bytes, &report);

@@ -691,6 +691,11 @@ impl<'de> Deserialize<'de> for WireSteps {
 struct WireStep {
     #[serde(default)]
     tool: Option<String>,
+    /// Not scored, but named so that a repeated `args` is refused like any repeated key (the
+    /// rollout browser shows the arguments, and two would be ambiguous).
+    #[serde(default)]
+    #[allow(dead_code)]
+    args: Option<de::IgnoredAny>,
     #[serde(default)]
     ok: Option<bool>,
     #[serde(default)]

@@ -70,6 +70,7 @@ write("duplicate-keys.jsonl", lines([
     '{"dataset":"d","task_id":"k1","model":"m","method":"a","success":true,"success":false,"steps":[]}',
     '{"dataset":"d","task_id":"k2","model":"m","model":"m2","method":"a","success":true,"steps":[]}',
     '{"dataset":"d","task_id":"k3","model":"m","method":"a","success":true,"steps":[{"tool":"x","ok":true,"ok":false}]}',
+    '{"dataset":"d","task_id":"k4","model":"m","method":"a","success":true,"steps":[{"tool":"x","args":{"a":1},"args":{"a":2},"ok":true}]}',
     GOOD[1],
     GOOD[2],
     GOOD[3],
