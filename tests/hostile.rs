@@ -587,3 +587,18 @@ fn twenty_thousand_conditions_are_scored_with_limits_said() {
     );
     assert!(pair.notes.is_empty(), "{:?}", pair.notes);
 }
+
+#[test]
+fn an_array_is_never_read_as_a_result_by_position() {
+    let fx = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import");
+    let tau = std::fs::read_to_string(fx.join("tau-bench/tiny-model-retail.json")).unwrap();
+    let name = "tiny-model-retail.json";
+    let (before, _) = report_of(name, tau.as_bytes());
+    // One more element, written as an array of the fields in their declared order.
+    let at = tau.rfind(']').unwrap();
+    let spiked = format!("{}, [99, 0, 1.0, {{}}, []]{}", &tau[..at], &tau[at..]);
+    let (corpus, report) = report_of(name, spiked.as_bytes());
+    assert_eq!(corpus.rollouts.len(), before.rollouts.len());
+    assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
+    assert!(report.diagnostics[0].message.contains("expected a tau-bench result"));
+}

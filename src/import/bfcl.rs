@@ -78,6 +78,7 @@ struct WireResult {
 
 /// Reads one result line.
 pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
+    super::expect_object(bytes, "a BFCL result {id, result, inference_log}")?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     de.end().map_err(|e| e.to_string())?;
@@ -300,6 +301,10 @@ struct WireFailure {
 }
 
 pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
+    super::expect_object(
+        bytes,
+        "the BFCL score summary {accuracy, correct_count, total_count}",
+    )?;
     serde_json::from_slice(bytes).map_err(|e| {
         format!(
             "the first line of a BFCL score file must be its summary {{\"accuracy\", \
@@ -309,6 +314,7 @@ pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
 }
 
 pub(crate) fn read_score_failure(bytes: &[u8]) -> Result<ScoreFailure, String> {
+    super::expect_object(bytes, "a BFCL score entry {id, …}")?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let w: WireFailure = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     Ok(ScoreFailure {

@@ -328,6 +328,15 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A serde error with the path of the offending field.
+/// Refuses anything but a JSON object where a format has one: serde would otherwise read an
+/// array into a struct by position, turning `[1, 0, 1.0, {}, []]` into a result.
+pub(crate) fn expect_object(bytes: &[u8], what: &str) -> Result<(), String> {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(()),
+        _ => Err(format!("expected {what} (a JSON object)")),
+    }
+}
+
 pub(crate) fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> String {
     let path = e.path().to_string();
     let inner = e.into_inner();

@@ -250,6 +250,7 @@ pub(crate) struct Simulation {
 
 /// Reads one simulation object.
 pub(crate) fn read_simulation(bytes: &[u8]) -> Result<Simulation, String> {
+    super::expect_object(bytes, "a tau2 simulation {task_id, messages, reward_info}")?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let wire: WireSimulation = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     let reward = wire.reward_info.and_then(|r| r.reward).ok_or(

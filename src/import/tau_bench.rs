@@ -80,6 +80,10 @@ struct WireFunction {
 
 /// Converts one array element. `Err` is a message for the element's diagnostic.
 pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String> {
+    super::expect_object(
+        bytes,
+        "a tau-bench result {task_id, trial, reward, info, traj}",
+    )?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     if !wire.reward.is_finite() {
