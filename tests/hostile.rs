@@ -600,5 +600,7 @@ fn an_array_is_never_read_as_a_result_by_position() {
     let (corpus, report) = report_of(name, spiked.as_bytes());
     assert_eq!(corpus.rollouts.len(), before.rollouts.len());
     assert_eq!(report.diagnostics.len(), 1, "{:?}", report.diagnostics);
-    assert!(report.diagnostics[0].message.contains("expected a tau-bench result"));
+    assert!(report.diagnostics[0]
+        .message
+        .contains("expected a tau-bench result"));
 }
