@@ -604,3 +604,17 @@ fn an_array_is_never_read_as_a_result_by_position() {
         .message
         .contains("expected a tau-bench result"));
 }
+
+#[test]
+fn numbers_no_double_holds_where_the_scorer_does_not_look_are_kept_and_shown() {
+    // Found by fuzzing: the scorer skips `meta`, `args` and unknown fields unparsed, so `1e400`
+    // there is legal; the rollout browser must then show the line too.
+    let line = r#"{"dataset":"d","task_id":"t","model":"m","method":"a","success":true,"meta":{"x":1e400},"extra":-1e999,"steps":[{"tool":"w","args":{"n":1e400},"ok":true},{"tool":"w","ok":false}]}"#;
+    harness::check_report(line.as_bytes());
+    let (corpus, report) = report_of("big-numbers.jsonl", line.as_bytes());
+    assert_eq!(corpus.rollouts.len(), 1);
+    assert!(report.diagnostics.is_empty());
+    let steps = prefix_exec::browse::parse_steps(line).unwrap();
+    assert_eq!(steps[0].args.as_deref(), Some(r#"{"n":1e400}"#));
+    assert!(steps[1].first_error);
+}
