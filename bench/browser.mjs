@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { EXAMPLE, ROOT, launch, startServer, waitMounted } from '../e2e/lib.mjs';
+import { EXAMPLE, ROOT, launch, setSetting, startServer, waitMounted } from '../e2e/lib.mjs';
 
 function option(name, fallback) {
   const i = process.argv.lastIndexOf(`--${name}`);
@@ -63,11 +63,7 @@ async function browserRun(server) {
     await page.addInitScript(initScript);
     await page.goto(server.url);
     await waitMounted(page);
-    const input = page.getByTestId('settings-bootstrap');
-    if ((await input.inputValue()) !== String(bootstrap)) {
-      await input.fill(String(bootstrap));
-      await input.press('Tab');
-    }
+    await setSetting(page, 'settings-bootstrap', bootstrap);
     const t0 = performance.now();
     await page.getByTestId('file-input').setInputFiles(file);
     await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor({ timeout: 600_000 });

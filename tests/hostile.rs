@@ -93,6 +93,17 @@ fn good() -> Report {
     report_of("good.jsonl", &file("good.jsonl")).1
 }
 
+/// A committed file with bad lines: `rollouts` valid ones are read, the diagnostics are exactly
+/// `expected`, and the report is that of the file without the lines they name.
+fn bad_lines_case(name: &str, rollouts: usize, expected: &[(Option<u64>, &str)]) -> Report {
+    let bytes = file(name);
+    let (corpus, report) = report_of(name, &bytes);
+    assert_eq!(corpus.rollouts.len(), rollouts, "{name}");
+    assert_diagnostics(name, &report, expected);
+    assert_as_if_absent(name, &bytes, &report);
+    report
+}
+
 #[test]
 fn every_hostile_file_reads_the_same_in_any_chunks_and_passes_every_check() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile");
@@ -132,24 +143,15 @@ fn bom_and_crlf_change_nothing() {
 
 #[test]
 fn invalid_utf8_costs_its_line_only() {
-    let name = "invalid-utf8.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 4);
-    assert_diagnostics(name, &report, &[(Some(3), "not valid UTF-8")]);
-    assert_as_if_absent(name, &bytes, &report);
+    let report = bad_lines_case("invalid-utf8.jsonl", 4, &[(Some(3), "not valid UTF-8")]);
     assert_eq!(report.conditions, good().conditions);
 }
 
 #[test]
 fn nan_infinity_and_out_of_range_numbers_are_line_errors() {
-    let name = "nonfinite.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 4);
-    assert_diagnostics(
-        name,
-        &report,
+    bad_lines_case(
+        "nonfinite.jsonl",
+        4,
         &[
             (Some(2), "expected value"),      // NaN
             (Some(4), "expected value"),      // Infinity
@@ -159,18 +161,13 @@ fn nan_infinity_and_out_of_range_numbers_are_line_errors() {
             (Some(8), "number out of range"), // -1e400
         ],
     );
-    assert_as_if_absent(name, &bytes, &report);
 }
 
 #[test]
 fn a_repeated_key_is_refused_not_resolved() {
-    let name = "duplicate-keys.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 4);
-    assert_diagnostics(
-        name,
-        &report,
+    bad_lines_case(
+        "duplicate-keys.jsonl",
+        4,
         &[
             (Some(2), "duplicate field `success`"),
             (Some(3), "duplicate field `model`"),
@@ -178,17 +175,12 @@ fn a_repeated_key_is_refused_not_resolved() {
             (Some(5), "steps[0]: duplicate field `args`"),
         ],
     );
-    assert_as_if_absent(name, &bytes, &report);
 }
 
 #[test]
 fn a_wrong_type_in_any_field_names_the_field() {
-    let name = "wrong-types.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    // Lines 1, 36, 37 and 38 are the valid rollouts; line 35+ are the step cases and whole-line
-    // garbage (see generate.py).
-    assert_eq!(corpus.rollouts.len(), 4);
+    // Lines 1, 36, 37 and 38 are the valid rollouts; lines 28-35 are the step cases and 39-43
+    // whole-line garbage (see generate.py).
     let fields = [
         "dataset",
         "dataset",
@@ -237,7 +229,7 @@ fn a_wrong_type_in_any_field_names_the_field() {
         (Some(42), "EOF while parsing"),
         (Some(43), "expected a JSON object"),
     ]);
-    assert_diagnostics(name, &report, &expected);
+    let report = bad_lines_case("wrong-types.jsonl", 4, &expected);
     // An array is never read as an object of positional fields.
     assert!(diagnostics(&report)[22]
         .1
@@ -245,32 +237,23 @@ fn a_wrong_type_in_any_field_names_the_field() {
     assert!(diagnostics(&report)[29]
         .1
         .contains("expected a step object"));
-    assert_as_if_absent(name, &bytes, &report);
     assert_eq!(report.conditions, good().conditions);
 }
 
 #[test]
 fn success_is_true_false_one_or_zero_and_nothing_else() {
-    let name = "bad-success.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 6, "4 good lines and success 1 and 0");
+    // The 4 good lines, and success 1 and 0.
     let expected: Vec<(Option<u64>, &str)> = (2..=7).map(|l| (Some(l), "success")).collect();
-    assert_diagnostics(name, &report, &expected);
+    let report = bad_lines_case("bad-success.jsonl", 6, &expected);
     assert!(diagnostics(&report)[0].1.contains("-1"));
     assert!(diagnostics(&report)[1].1.contains("0.5"));
-    assert_as_if_absent(name, &bytes, &report);
 }
 
 #[test]
 fn steps_must_be_an_array() {
-    let name = "steps-not-array.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 4);
-    assert_diagnostics(
-        name,
-        &report,
+    bad_lines_case(
+        "steps-not-array.jsonl",
+        4,
         &[
             (Some(2), "steps: invalid type: map"),
             (Some(3), "steps: invalid type: string"),
@@ -278,7 +261,6 @@ fn steps_must_be_an_array() {
             (Some(5), "missing field `steps`"),
         ],
     );
-    assert_as_if_absent(name, &bytes, &report);
 }
 
 #[test]
@@ -333,19 +315,14 @@ fn two_formats_in_one_drop_are_both_read() {
 
 #[test]
 fn lines_of_another_format_inside_a_canonical_file_are_line_errors() {
-    let name = "mixed-lines.jsonl";
-    let bytes = file(name);
-    let (corpus, report) = report_of(name, &bytes);
-    assert_eq!(corpus.rollouts.len(), 4);
-    assert_diagnostics(
-        name,
-        &report,
+    bad_lines_case(
+        "mixed-lines.jsonl",
+        4,
         &[
             (Some(2), "missing field `dataset`"),
             (Some(4), "missing field `dataset`"),
         ],
     );
-    assert_as_if_absent(name, &bytes, &report);
 }
 
 #[test]

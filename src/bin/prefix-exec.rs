@@ -88,18 +88,8 @@ mod cli {
         /// A description shown under the title (plain text; blank lines separate paragraphs).
         #[arg(long, default_value = "")]
         description: String,
-        /// Bootstrap resamples.
-        #[arg(long, default_value_t = 10_000)]
-        bootstrap: u32,
-        /// Seed of the resampler.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Confidence level.
-        #[arg(long, default_value_t = 0.95)]
-        level: f64,
-        /// PEC depths: a number K, or "all".
-        #[arg(long, default_value = "10")]
-        max_depth: String,
+        #[command(flatten)]
+        report: ReportArgs,
         /// Store the data gzip-compressed (the app decompresses it in the browser).
         #[arg(long)]
         gzip: bool,
@@ -112,6 +102,38 @@ mod cli {
         /// No progress output.
         #[arg(long, short)]
         quiet: bool,
+    }
+
+    /// Report settings shared by `score` and `site`.
+    #[derive(Args)]
+    struct ReportArgs {
+        /// Bootstrap resamples (0 disables the bootstrap intervals).
+        #[arg(long, default_value_t = 10_000)]
+        bootstrap: u32,
+        /// Seed of the resampler: same input + same seed = byte-identical report.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Confidence level of every interval.
+        #[arg(long, default_value_t = 0.95)]
+        level: f64,
+        /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
+        #[arg(long, default_value = "10", value_parser = parse_depth)]
+        max_depth: MaxDepth,
+    }
+
+    impl ReportArgs {
+        /// The checked settings, comparing the given pairs.
+        fn settings(&self, pairs: Vec<(String, String)>) -> Result<Settings> {
+            let settings = Settings {
+                bootstrap: self.bootstrap,
+                seed: self.seed,
+                level: self.level,
+                max_depth: self.max_depth,
+                pairs,
+            };
+            settings.validate().map_err(anyhow::Error::msg)?;
+            Ok(settings)
+        }
     }
 
     /// Import options shared by `score` and `convert`; they apply to every input file.
@@ -169,18 +191,8 @@ mod cli {
         /// Rollout files (canonical JSONL, one rollout per line); rows of all files are pooled.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Bootstrap resamples (0 disables the bootstrap intervals).
-        #[arg(long, default_value_t = 10_000)]
-        bootstrap: u32,
-        /// Seed of the resampler: same input + same seed = byte-identical report.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Confidence level of every interval.
-        #[arg(long, default_value_t = 0.95)]
-        level: f64,
-        /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
-        #[arg(long, default_value = "10", value_parser = parse_depth)]
-        max_depth: MaxDepth,
+        #[command(flatten)]
+        report: ReportArgs,
         /// Restrict paired comparisons to methods (or models) A and B; repeatable.
         #[arg(long = "pair", value_name = "A,B", value_parser = parse_pair)]
         pairs: Vec<(String, String)>,
@@ -268,16 +280,7 @@ mod cli {
     }
 
     fn score(args: ScoreArgs) -> Result<ExitCode> {
-        let settings = Settings {
-            bootstrap: args.bootstrap,
-            seed: args.seed,
-            level: args.level,
-            max_depth: args.max_depth,
-            pairs: args.pairs,
-        };
-        if let Err(e) = settings.validate() {
-            bail!(e);
-        }
+        let settings = args.report.settings(args.pairs)?;
         let mut progress = Progress::new(args.quiet);
         let mut ingest = Ingest::new();
         for path in &args.files {
@@ -530,20 +533,16 @@ mod cli {
     /// `site`: the app + canonical data + report.json manifest; see [`prefix_exec::site`].
     fn site(args: SiteArgs) -> Result<ExitCode> {
         use prefix_exec::site::MANIFEST;
+        let settings = args.report.settings(Vec::new())?;
         let job = prefix_exec::site::SiteSettings {
-            bootstrap: args.bootstrap,
-            seed: args.seed.to_string(),
-            level: args.level,
-            max_depth: args.max_depth.clone(),
+            bootstrap: settings.bootstrap,
+            seed: settings.seed.to_string(),
+            level: settings.level,
+            max_depth: match settings.max_depth {
+                MaxDepth::Fixed(k) => k.to_string(),
+                MaxDepth::All => "all".to_string(),
+            },
         };
-        let settings = Settings {
-            bootstrap: args.bootstrap,
-            seed: args.seed,
-            level: args.level,
-            max_depth: parse_depth(&args.max_depth).map_err(anyhow::Error::msg)?,
-            pairs: Vec::new(),
-        };
-        settings.validate().map_err(anyhow::Error::msg)?;
         let app = find_app(args.app.as_deref())?;
         if args.output.exists()
             && std::fs::read_dir(&args.output)

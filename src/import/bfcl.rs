@@ -35,7 +35,7 @@ use serde_json::{Map, Value};
 use super::draft::{cost_value, sum_numbers, Draft, RawStep, Verdict};
 use super::pyrepr;
 use super::tau_bench::arguments;
-use super::{json_error, Id};
+use super::{read_object, Id};
 use crate::rollout::Cost;
 
 /// One result line.
@@ -78,10 +78,7 @@ struct WireResult {
 
 /// Reads one result line.
 pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
-    super::expect_object(bytes, "a BFCL result {id, result, inference_log}")?;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
-    de.end().map_err(|e| e.to_string())?;
+    let wire: WireResult = read_object(bytes, "a BFCL result {id, result, inference_log}")?;
     let id = wire.id.0;
     if wire.traceback.is_some() {
         return Ok(ResultLine::InferenceError { id });
@@ -301,11 +298,7 @@ struct WireFailure {
 }
 
 pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
-    super::expect_object(
-        bytes,
-        "the BFCL score summary {accuracy, correct_count, total_count}",
-    )?;
-    serde_json::from_slice(bytes).map_err(|e| {
+    read_object(bytes, "an object").map_err(|e| {
         format!(
             "the first line of a BFCL score file must be its summary {{\"accuracy\", \
              \"correct_count\", \"total_count\"}}: {e}"
@@ -314,9 +307,7 @@ pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
 }
 
 pub(crate) fn read_score_failure(bytes: &[u8]) -> Result<ScoreFailure, String> {
-    super::expect_object(bytes, "a BFCL score entry {id, …}")?;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let w: WireFailure = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    let w: WireFailure = read_object(bytes, "a BFCL score entry {id, …}")?;
     Ok(ScoreFailure {
         id: w.id.0,
         model_name: w.model_name.filter(|m| !m.trim().is_empty()),

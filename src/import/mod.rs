@@ -328,13 +328,20 @@ impl<'de> Deserialize<'de> for Id {
 }
 
 /// A serde error with the path of the offending field.
-/// Refuses anything but a JSON object where a format has one: serde would otherwise read an
-/// array into a struct by position, turning `[1, 0, 1.0, {}, []]` into a result.
-pub(crate) fn expect_object(bytes: &[u8], what: &str) -> Result<(), String> {
-    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => Ok(()),
-        _ => Err(format!("expected {what} (a JSON object)")),
+/// Reads one JSON object of a format into its wire type `T`: an array is refused (serde would
+/// read it into the struct by position, turning `[1, 0, 1.0, {}, []]` into a result), a bad
+/// field is named by its path, and nothing may follow the object.
+pub(crate) fn read_object<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    what: &str,
+) -> Result<T, String> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(format!("expected {what} (a JSON object)"));
     }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(value)
 }
 
 pub(crate) fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> String {

@@ -102,6 +102,10 @@ impl Session {
         self.resolved = false;
     }
 
+    pub(crate) fn options(&self, file: usize) -> &ImportOptions {
+        &self.files[file].options
+    }
+
     pub(crate) fn format(&self, file: usize) -> Option<Format> {
         self.summary.files.get(file).and_then(|f| f.format)
     }

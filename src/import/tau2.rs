@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use super::draft::{cost_value, unanswered, Draft, RawStep, Replies, Verdict};
 use super::schema_check::ToolSet;
 use super::tau_bench::arguments;
-use super::{json_error, Id, ImportOptions, SUCCESS_EPS};
+use super::{read_object, Id, ImportOptions, SUCCESS_EPS};
 use crate::rollout::Cost;
 
 /// What a run's `info` and `tasks` tell about all its simulations.
@@ -104,9 +104,7 @@ struct WireIndexEntry {
 impl RunContext {
     /// Reads `info` (the bytes of its value).
     pub(crate) fn from_info(info: &[u8], schema_checks: bool) -> Result<RunContext, String> {
-        let mut de = serde_json::Deserializer::from_slice(info);
-        let wire: WireInfo = serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| format!("info: {}", json_error(e)))?;
+        let wire: WireInfo = read_object(info, "an object").map_err(|e| format!("info: {e}"))?;
         let agent = wire.agent_info.unwrap_or_default();
         let env = wire.environment_info.unwrap_or_default();
         let mut ctx = RunContext {
@@ -250,9 +248,8 @@ pub(crate) struct Simulation {
 
 /// Reads one simulation object.
 pub(crate) fn read_simulation(bytes: &[u8]) -> Result<Simulation, String> {
-    super::expect_object(bytes, "a tau2 simulation {task_id, messages, reward_info}")?;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let wire: WireSimulation = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
+    let wire: WireSimulation =
+        read_object(bytes, "a tau2 simulation {task_id, messages, reward_info}")?;
     let reward = wire.reward_info.and_then(|r| r.reward).ok_or(
         "reward_info.reward is missing: the simulation was not evaluated, so its success is \
          unknown",

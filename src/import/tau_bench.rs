@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::draft::{unanswered, Draft, RawStep, Replies, Verdict};
-use super::{json_error, Id, SUCCESS_EPS};
+use super::{read_object, Id, SUCCESS_EPS};
 use crate::rollout::Cost;
 
 /// Per-file defaults that do not depend on the element.
@@ -80,12 +80,10 @@ struct WireFunction {
 
 /// Converts one array element. `Err` is a message for the element's diagnostic.
 pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String> {
-    super::expect_object(
+    let wire: WireResult = read_object(
         bytes,
         "a tau-bench result {task_id, trial, reward, info, traj}",
     )?;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let wire: WireResult = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     if !wire.reward.is_finite() {
         return Err(format!(
             "reward must be a finite number, found {}",

@@ -79,7 +79,6 @@ struct FileMark {
     hasher: Box<Xxh3>,
     /// The hash of the whole file, once it has ended (and was counted).
     digest: Option<u128>,
-    options: ImportOptions,
 }
 
 impl Default for Ingest {
@@ -138,7 +137,6 @@ impl Ingest {
             converted: self.session.converted_len(),
             hasher: Box::new(Xxh3::new()),
             digest: None,
-            options: options.clone(),
         });
         self.session.begin_file(name, options);
         id
@@ -297,7 +295,7 @@ impl Ingest {
                 (0..i).find(|&j| {
                     self.marks[j].digest == Some(digest)
                         && self.corpus.files[j].bytes == bytes
-                        && self.marks[j].options == self.marks[i].options
+                        && self.session.options(j) == self.session.options(i)
                 })
             })
             .flatten();

@@ -58,7 +58,11 @@ pub fn build_report_full(
     let agg = aggregate_with(corpus, settings.max_depth, resamples);
 
     // One bootstrap per dataset block, each on the dataset's own stream.
-    let runs = agg.blocks.iter().filter(|b| !b.cells.is_empty()).count();
+    let runs = agg
+        .blocks
+        .iter()
+        .filter(|b| b.bootstrap_fits(resamples))
+        .count();
     let total = (resamples * runs) as u64;
     let mut before = 0u64;
     let mut samples: Vec<Option<BlockSamples>> = Vec::with_capacity(agg.blocks.len());
@@ -68,7 +72,7 @@ pub fn build_report_full(
             samples.push(None);
             continue;
         }
-        if block.cells.is_empty() {
+        if !block.bootstrap_fits(resamples) {
             notes.push(format!(
                 "dataset {}: no bootstrap intervals — {} conditions × {} tasks × {} resamples \
                  would need {} MiB (the limit is {} MiB); use fewer resamples, or score fewer \

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{paged, report, visible, Filters, PAGE_ROWS};
+use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::table::fmt_num;
 use crate::web::app::target_value;
 use crate::web::view_state::ViewState;
@@ -37,8 +37,7 @@ pub fn Checkpoints() -> impl IntoView {
             .iter()
             .map(|k| view! { <th scope="col" class="num">{format!("PEC@{k}")}</th> })
             .collect_view();
-        let rows = paged(&visible(&r, &view), PAGE_ROWS, "rows")
-            .0
+        let rows = page_of(&visible(&r, &view), PAGE_ROWS)
             .into_iter()
             .map(|c| {
                 let cells = ks
@@ -86,7 +85,7 @@ pub fn Checkpoints() -> impl IntoView {
                 <span class="hint">" e.g. 1,2,4,8 or 1-5"</span>
             </label>
             <div class="table-wrap">{table}</div>
-            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
+            {move || rows_pager(&view)}
         </div>
     }
 }

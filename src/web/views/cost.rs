@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{choice_select, distinct, paged, report, visible, Filters, PAGE_ROWS};
+use super::{choice_select, distinct, page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::derive::{fmt_percent_change, relative_change};
 use crate::report::ConditionReport;
 use crate::web::view_state::ViewState;
@@ -41,7 +41,7 @@ pub fn Cost() -> impl IntoView {
         let bases: std::collections::HashMap<(&str, &str), &ConditionReport> = conditions
             .iter()
             .filter(|b| b.method == baseline)
-            .map(|b| ((b.dataset.as_str(), b.model.as_str()), b))
+            .map(|&b| ((b.dataset.as_str(), b.model.as_str()), b))
             .collect();
         let head = fields
             .iter()
@@ -52,8 +52,7 @@ pub fn Cost() -> impl IntoView {
                 view! { <th scope="col" class="num">{*name}</th>{rel} }
             })
             .collect_view();
-        let rows = paged(&conditions, PAGE_ROWS, "rows")
-            .0
+        let rows = page_of(&conditions, PAGE_ROWS)
             .iter()
             .map(|c| {
                 let base = bases.get(&(c.dataset.as_str(), c.model.as_str())).copied();
@@ -95,7 +94,7 @@ pub fn Cost() -> impl IntoView {
             </div>
             <p class="hint">"Means per rollout over the rollouts that report each field."</p>
             <div class="table-wrap">{table}</div>
-            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
+            {move || rows_pager(&view)}
         </div>
     }
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
-use super::{method_colors, paged, report, visible, Filters, PAGE_PLOTS};
+use super::{method_colors, page_of, pager_for, report, visible, Filters, PAGE_PLOTS};
 use crate::plot::{color_hex, draw_pec, Curve, PecPlot, PlotFrame, Series};
 use crate::report::ConditionReport;
 use crate::web::app::target_value;
@@ -35,15 +35,15 @@ pub fn Curves() -> impl IntoView {
         let mut seen = std::collections::HashSet::new();
         visible(&r, &view)
             .into_iter()
-            .map(|c| (c.dataset, c.model))
+            .map(|c| (c.dataset.clone(), c.model.clone()))
             .filter(|b| seen.insert(b.clone()))
             .collect::<Vec<(String, String)>>()
     };
     // Plots are drawn a page at a time: a report with thousands of models would otherwise draw
     // thousands of canvases.
     let page = Memo::new(move |_| blocks());
-    let shown_blocks = move || paged(&page.get(), PAGE_PLOTS, "plots").0;
-    let plot_pager = move || paged(&page.get(), PAGE_PLOTS, "plots").1;
+    let shown_blocks = move || page.with(|b| page_of(b, PAGE_PLOTS));
+    let plot_pager = move || page.with(|b| pager_for(b.len(), PAGE_PLOTS, "plots"));
     let k_max = move || report().map(|r| r.settings.k_max).unwrap_or(10);
     view! {
         <div class="curves-tab">

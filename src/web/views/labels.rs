@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::{paged, report, visible, Filters, PAGE_ROWS};
+use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::plot::color_hex;
 use crate::report::derive::label_shares;
 use crate::web::view_state::ViewState;
@@ -31,11 +31,10 @@ pub fn Labels() -> impl IntoView {
     let rows = move || {
         let r = report()?;
         Some(
-            paged(&visible(&r, &view), PAGE_ROWS, "rows")
-                .0
+            page_of(&visible(&r, &view), PAGE_ROWS)
                 .into_iter()
                 .map(|c| {
-                    let shares = label_shares(&c);
+                    let shares = label_shares(c);
                     let segments = shares
                         .iter()
                         .map(|(name, n, share)| {
@@ -83,7 +82,7 @@ pub fn Labels() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
+            {move || rows_pager(&view)}
         </div>
     }
 }

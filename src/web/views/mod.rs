@@ -28,14 +28,19 @@ pub fn report() -> Option<Arc<Report>> {
 }
 
 /// Conditions passing the dataset/model filters, in report order.
-pub fn visible(report: &Report, view: &ViewState) -> Vec<ConditionReport> {
+pub fn visible<'a>(report: &'a Report, view: &ViewState) -> Vec<&'a ConditionReport> {
     let (d, m) = (view.dataset.get(), view.model.get());
     report
         .conditions
         .iter()
         .filter(|c| (d.is_empty() || c.dataset == d) && (m.is_empty() || c.model == m))
-        .cloned()
         .collect()
+}
+
+/// The pager of a table of the visible conditions, [`PAGE_ROWS`] a page.
+pub fn rows_pager(view: &ViewState) -> Option<AnyView> {
+    let r = report()?;
+    Some(pager_for(visible(&r, view).len(), PAGE_ROWS, "rows"))
 }
 
 /// Distinct values in report order.
@@ -104,14 +109,17 @@ pub fn current_page(
     })
 }
 
-/// The current page of `items`, `size` per page, and the pager to show with it.
-pub fn paged<T: Clone>(items: &[T], size: usize, noun: &'static str) -> (Vec<T>, AnyView) {
-    let info = current_page(even_pages(items.len(), size), items.len(), noun);
-    let shown = match &info {
-        Some(i) => items[i.range.clone()].to_vec(),
+/// The current page of `items`, `size` per page (all of them when they fit one page).
+pub fn page_of<T: Clone>(items: &[T], size: usize) -> Vec<T> {
+    match current_page(even_pages(items.len(), size), items.len(), "") {
+        Some(p) => items[p.range].to_vec(),
         None => items.to_vec(),
-    };
-    (shown, pager(info))
+    }
+}
+
+/// The pager of a list of `len` items, `size` a page.
+pub fn pager_for(len: usize, size: usize, noun: &'static str) -> AnyView {
+    pager(current_page(even_pages(len, size), len, noun))
 }
 
 /// Previous / next buttons and where the page stands; nothing for a single page.

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{paged, report, visible, Filters, PAGE_ROWS};
+use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::derive::outcome_reading;
 use crate::report::table::fmt_num;
 use crate::web::view_state::ViewState;
@@ -15,8 +15,7 @@ pub fn Outcomes() -> impl IntoView {
         let d = view.decimals.get();
         let f = move |v: Option<f64>| v.map_or("–".to_string(), |v| fmt_num(v, d));
         Some(
-            paged(&visible(&r, &view), PAGE_ROWS, "rows")
-                .0
+            page_of(&visible(&r, &view), PAGE_ROWS)
                 .into_iter()
                 .map(|c| {
                     view! {
@@ -27,7 +26,7 @@ pub fn Outcomes() -> impl IntoView {
                             <td class="num">{f(c.rr.value)}</td>
                             <td class="num">{f(c.final_success.value)}</td>
                             <td class="num">{f(c.success_after_failed_prefix)}</td>
-                            <td class="reading">{outcome_reading(&c)}</td>
+                            <td class="reading">{outcome_reading(c)}</td>
                         </tr>
                     }
                 })
@@ -56,7 +55,7 @@ pub fn Outcomes() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            {move || report().map(|r| paged(&visible(&r, &view), PAGE_ROWS, "rows").1)}
+            {move || rows_pager(&view)}
         </div>
     }
 }

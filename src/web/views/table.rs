@@ -47,8 +47,8 @@ pub fn MainTable() -> impl IntoView {
         let mut blocks: Vec<Vec<ConditionReport>> = Vec::new();
         for c in conditions {
             match blocks.last_mut() {
-                Some(b) if b[0].dataset == c.dataset && b[0].model == c.model => b.push(c),
-                _ => blocks.push(vec![c]),
+                Some(b) if b[0].dataset == c.dataset && b[0].model == c.model => b.push(c.clone()),
+                _ => blocks.push(vec![c.clone()]),
             }
         }
         if let Some((column, desc)) = view.sort.get() {
@@ -99,8 +99,7 @@ pub fn MainTable() -> impl IntoView {
     };
     let blocks = Memo::new(move |_| blocks());
     let page_info = move || -> Option<PageInfo> {
-        let all = blocks.get();
-        current_page(block_pages(&all), all.len(), "blocks")
+        blocks.with(|all| current_page(block_pages(all), all.len(), "blocks"))
     };
     view! {
         <div class="table-tab">
@@ -123,11 +122,8 @@ pub fn MainTable() -> impl IntoView {
                     {move || {
                         let decimals = view.decimals.get();
                         let intervals = view.intervals.get();
-                        let all = blocks.get();
-                        let shown = match page_info() {
-                            Some(p) => all[p.range].to_vec(),
-                            None => all,
-                        };
+                        let range = page_info().map(|p| p.range);
+                        let shown = blocks.with(|all| all[range.unwrap_or(0..all.len())].to_vec());
                         shown
                             .into_iter()
                             .map(|block| {
