@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use prefix_exec::input::Ingest;
+use prefix_exec::ingest::Ingest;
 use prefix_exec::report::{build_report, Settings};
 
 fn main() {

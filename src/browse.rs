@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::input::canonical::{error_signals_rejection, error_text};
+use crate::formats::canonical::{error_signals_rejection, error_text};
 use crate::rollout::{Corpus, Label};
 
 /// Which rollouts to list.

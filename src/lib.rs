@@ -7,20 +7,20 @@
 //!
 //! The data flow, in module order:
 //!
-//! 1. [`input`] — byte chunks of rollout files → validated rollouts + line diagnostics;
+//! 1. [`ingest`] — byte chunks of rollout files → framing → format detection → a format's
+//!    reader ([`formats`]: canonical JSONL, tau-bench, tau2-bench, BFCL) → rollouts + line
+//!    diagnostics;
 //! 2. [`rollout`] — the rollout model ([`rollout::Rollout`], [`rollout::Corpus`]);
 //! 3. [`score`] — per-condition metrics and per-task aggregates (the paper's eqs. 1–12);
 //! 4. [`stats`] — Wilson and percentile intervals, the seeded resampler;
 //! 5. [`report`] — the `prefix-exec/report/v1` document and its text/CSV/LaTeX renderings;
 //! 6. [`site`] — static report sites (manifest, publishing), [`plot`] and [`browse`] for viewers.
 //!
-//! [`import`] reads benchmark-native files (tau-bench, tau2-bench, BFCL) into the same rollouts.
-//!
 //! The core does no I/O, spawns no threads, reads no clock and draws no OS randomness, so the
 //! same code runs natively and as WebAssembly and gives byte-identical reports.
 //!
 //! ```
-//! use prefix_exec::{input::read_files, report::{build_report, Settings}};
+//! use prefix_exec::{ingest::read_files, report::{build_report, Settings}};
 //! let jsonl = br#"{"dataset":"d","task_id":"t1","model":"m","method":"a","success":true,"steps":[{"ok":true},{"ok":false}]}
 //! {"dataset":"d","task_id":"t2","model":"m","method":"a","success":false,"steps":[{"ok":true}]}"#;
 //! let corpus = read_files([("runs.jsonl", &jsonl[..])]);
@@ -31,8 +31,8 @@
 //! ```
 
 pub mod browse;
-pub mod import;
-pub mod input;
+pub mod formats;
+pub mod ingest;
 pub mod plot;
 pub mod report;
 pub mod rollout;

@@ -145,6 +145,30 @@ pub type TaskId = u32;
 /// Index of a text in [`Corpus::texts`].
 pub type TextId = u32;
 
+/// A rollout line, validated but not yet interned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParsedRollout {
+    pub dataset: String,
+    pub task_id: String,
+    pub model: String,
+    pub method: String,
+    pub success: bool,
+    pub horizon: u32,
+    pub fed: u32,
+    pub failure: Option<ParsedFailure>,
+    pub cost: Cost,
+    /// The agent made no tool call (`steps` empty): one terminal no-tool action, `T = 1`.
+    pub no_tool: bool,
+}
+
+/// The first failing step of a parsed rollout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsedFailure {
+    pub label: Option<Label>,
+    pub error: Option<String>,
+    pub tool: Option<String>,
+}
+
 /// One scored rollout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rollout {
@@ -308,6 +332,29 @@ impl Corpus {
             self.models.get(c.model),
             self.methods.get(c.method),
         )
+    }
+
+    /// Interns a validated rollout (from any format's reader) into the corpus.
+    pub fn add_rollout(&mut self, parsed: ParsedRollout, source: Source) {
+        let condition = self.condition_id(&parsed.dataset, &parsed.model, &parsed.method);
+        let dataset = self.conditions[condition as usize].dataset;
+        let task = self.task_id(dataset, &parsed.task_id);
+        let first_failure = parsed.failure.map(|f| FirstFailure {
+            label: f.label,
+            error: f.error.map(|e| self.texts.intern(&e)),
+            tool: f.tool.map(|t| self.texts.intern(&t)),
+        });
+        self.rollouts.push(Rollout {
+            condition,
+            task,
+            horizon: parsed.horizon,
+            fed: Fed(parsed.fed),
+            success: parsed.success,
+            first_failure,
+            cost: parsed.cost.into(),
+            no_tool: parsed.no_tool,
+            source,
+        });
     }
 
     /// Records a diagnostic, keeping at most [`MAX_DIAGNOSTICS`] verbatim.

@@ -117,7 +117,7 @@ pub fn publish(
     source_diagnostics_total: u64,
     progress: &mut dyn FnMut(crate::report::Progress),
 ) -> Publication {
-    let corpus = crate::input::read_files([(DATA_NAME, data)]);
+    let corpus = crate::ingest::read_files([(DATA_NAME, data)]);
     let report = build_report_full(&corpus, None, settings, progress);
     let (path, served) = if gzip {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());

@@ -1,7 +1,7 @@
 //! A binary file dropped as rollouts gets one clear message and is skipped; a text file with
 //! one invalid byte only loses that line.
 
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 
 #[test]
 fn binary_files_get_one_message() {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, Report, Settings};
 use serde_json::Value;
 

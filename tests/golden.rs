@@ -15,7 +15,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::wilson_oracle;
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, Report, Settings};
 use serde_json::Value;
 

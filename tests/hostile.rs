@@ -7,7 +7,7 @@
 #[path = "../fuzz/fuzz_targets/common/mod.rs"]
 mod harness;
 
-use prefix_exec::input::{read_files, Ingest};
+use prefix_exec::ingest::{read_files, Ingest};
 use prefix_exec::report::{build_report, Report, Settings};
 use prefix_exec::rollout::Corpus;
 use prefix_exec::score::MaxDepth;
@@ -382,7 +382,7 @@ fn different_options_make_a_repeat_a_new_file() {
     let bytes = file("good.jsonl");
     let mut ingest = Ingest::new();
     for method in [None, Some("b".to_string())] {
-        let options = prefix_exec::import::ImportOptions {
+        let options = prefix_exec::formats::ImportOptions {
             method,
             ..Default::default()
         };

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use prefix_exec::input::Ingest;
+use prefix_exec::ingest::Ingest;
 use prefix_exec::report::{build_report, Settings};
 
 struct Counting;

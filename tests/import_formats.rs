@@ -5,8 +5,8 @@
 mod import_support;
 
 use import_support::*;
-use prefix_exec::import::{FailureSource, Format, ImportOptions};
-use prefix_exec::input::{read_files, Ingest};
+use prefix_exec::formats::{FailureSource, Format, ImportOptions};
+use prefix_exec::ingest::{read_files, Ingest};
 use prefix_exec::report::{build_report, Settings};
 use prefix_exec::rollout::Label;
 

@@ -5,7 +5,7 @@
 mod import_support;
 
 use import_support::*;
-use prefix_exec::import::ImportOptions;
+use prefix_exec::formats::ImportOptions;
 
 fn read(files: Vec<(String, Vec<u8>)>) -> prefix_exec::rollout::Corpus {
     ingest_with(&files, &ImportOptions::default(), 13).0

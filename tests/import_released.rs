@@ -7,8 +7,8 @@ mod import_support;
 use std::path::{Path, PathBuf};
 
 use import_support::*;
-use prefix_exec::import::{Format, ImportOptions};
-use prefix_exec::input::Ingest;
+use prefix_exec::formats::{Format, ImportOptions};
+use prefix_exec::ingest::Ingest;
 use prefix_exec::report::{build_report, Settings};
 use prefix_exec::rollout::Corpus;
 
@@ -25,7 +25,7 @@ fn shared(test: &str) -> Option<PathBuf> {
     }
 }
 
-fn load(root: &Path, rels: &[&str]) -> (Corpus, prefix_exec::import::ImportSummary) {
+fn load(root: &Path, rels: &[&str]) -> (Corpus, prefix_exec::formats::ImportSummary) {
     let files: Vec<(String, Vec<u8>)> = rels
         .iter()
         .map(|r| {
@@ -222,7 +222,7 @@ fn converting_the_shared_files_changes_no_number() {
     lines.extend(ingest.drain_converted());
     let direct = ingest.finish();
     let text = lines.join("\n");
-    let back = prefix_exec::input::read_files([("all.jsonl", text.as_bytes())]);
+    let back = prefix_exec::ingest::read_files([("all.jsonl", text.as_bytes())]);
     let settings = Settings {
         bootstrap: 100,
         ..Settings::default()

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 use prefix_exec::report::Settings;
 use prefix_exec::score::{aggregate, MaxDepth};
 use prefix_exec::stats::bootstrap::{bootstrap_block, STAT_SUCCESS, STAT_TER};

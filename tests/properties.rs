@@ -11,7 +11,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
-use prefix_exec::input::{read_files, Ingest};
+use prefix_exec::ingest::{read_files, Ingest};
 use prefix_exec::report::{build_report, ConditionReport, Report, Settings};
 use prefix_exec::score::MaxDepth;
 use proptest::prelude::*;

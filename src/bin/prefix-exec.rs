@@ -20,8 +20,8 @@ mod cli {
     use anyhow::{bail, Context, Result};
     use clap::{Args, Parser, Subcommand};
 
-    use prefix_exec::import::ImportOptions;
-    use prefix_exec::input::Ingest;
+    use prefix_exec::formats::ImportOptions;
+    use prefix_exec::ingest::Ingest;
     use prefix_exec::report::{build_report_full, table, Settings};
     use prefix_exec::score::MaxDepth;
 
@@ -391,7 +391,7 @@ mod cli {
         out: &mut dyn Write,
     ) -> Result<(
         prefix_exec::rollout::Corpus,
-        prefix_exec::import::ImportSummary,
+        prefix_exec::formats::ImportSummary,
         u64,
     )> {
         let mut ingest = Ingest::converting();

@@ -7,7 +7,7 @@ use super::{
     ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
     PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
-use crate::import::ImportSummary;
+use crate::formats::ImportSummary;
 use crate::rollout::Corpus;
 use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth, MAX_BOOTSTRAP_BYTES};
 use crate::stats::bootstrap::{

@@ -436,7 +436,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::read_files;
+    use crate::ingest::read_files;
 
     fn metrics(rows: &[(&str, bool)]) -> ConditionMetrics {
         let text: String = rows

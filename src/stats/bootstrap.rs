@@ -220,7 +220,7 @@ fn run<T: Count>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::read_files;
+    use crate::ingest::read_files;
     use crate::score::{aggregate, MaxDepth};
 
     /// The u32 fast path and the f64 fallback (taken when a sum could overflow u32) must give

@@ -2,11 +2,11 @@
 
 use leptos::ev;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::state::{Session, Status};
 use super::view_state::{Tab, ViewState};
 use super::views;
+use super::views::dom::file_list;
 
 /// The root component: creates the stores, wires drag-and-drop and the URL hash.
 #[component]
@@ -94,11 +94,6 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The files of a `FileList`.
-pub fn file_list(list: &web_sys::FileList) -> Vec<web_sys::File> {
-    (0..list.length()).filter_map(|i| list.get(i)).collect()
-}
-
 #[component]
 fn Tabs() -> impl IntoView {
     let view = expect_context::<ViewState>();
@@ -172,15 +167,4 @@ fn TabBody() -> impl IntoView {
             </Show>
         </section>
     }
-}
-
-/// The value of an `<input>` or `<select>` from its change event.
-pub fn target_value(e: &web_sys::Event) -> String {
-    e.target()
-        .and_then(|t| {
-            t.dyn_ref::<web_sys::HtmlInputElement>()
-                .map(|i| i.value())
-                .or_else(|| t.dyn_ref::<web_sys::HtmlSelectElement>().map(|s| s.value()))
-        })
-        .unwrap_or_default()
 }

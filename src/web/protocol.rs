@@ -74,7 +74,7 @@ pub enum ToWorker {
         names: Vec<String>,
         /// Import options per file (name overrides, exclusions, schema checks), in file order.
         #[serde(default)]
-        options: Vec<crate::import::ImportOptions>,
+        options: Vec<crate::formats::ImportOptions>,
         settings: JobSettings,
     },
     /// A page of rollouts of the last computed corpus.

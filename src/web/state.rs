@@ -25,7 +25,7 @@ pub struct FileEntry {
     pub name: String,
     pub size: f64,
     /// Name overrides and termination-reason exclusions for this file.
-    pub options: crate::import::ImportOptions,
+    pub options: crate::formats::ImportOptions,
 }
 
 /// A published report site: its manifest and what checking it found.
@@ -179,7 +179,7 @@ impl Session {
                     id,
                     name: file.name(),
                     size: file.size(),
-                    options: crate::import::ImportOptions {
+                    options: crate::formats::ImportOptions {
                         schema_checks: self.schema_checks.get_untracked(),
                         ..Default::default()
                     },
@@ -202,7 +202,7 @@ impl Session {
     }
 
     /// Changes one file's import options and recomputes.
-    pub fn set_file_options(&self, id: u32, options: crate::import::ImportOptions) {
+    pub fn set_file_options(&self, id: u32, options: crate::formats::ImportOptions) {
         let mut changed = false;
         self.files.update(|f| {
             if let Some(e) = f.iter_mut().find(|e| e.id == id) {

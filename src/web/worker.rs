@@ -13,7 +13,7 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
 use super::protocol::{FromWorker, ToWorker};
 use crate::browse::{list_rollouts, parse_steps};
-use crate::input::Ingest;
+use crate::ingest::Ingest;
 use crate::report::build_report_full;
 use crate::rollout::Corpus;
 
@@ -26,10 +26,10 @@ const PROGRESS_MS: f64 = 50.0;
 struct State {
     corpus: Corpus,
     names: Vec<String>,
-    options: Vec<crate::import::ImportOptions>,
+    options: Vec<crate::formats::ImportOptions>,
     settings: super::protocol::JobSettings,
     /// Turns an imported rollout's raw bytes back into a canonical line.
-    summary: crate::import::ImportSummary,
+    summary: crate::formats::ImportSummary,
     files: Vec<File>,
 }
 
@@ -215,7 +215,7 @@ fn warm_up() {
         ));
         text.push('\n');
     }
-    let corpus = crate::input::read_files([("warm-up.jsonl", text.as_bytes())]);
+    let corpus = crate::ingest::read_files([("warm-up.jsonl", text.as_bytes())]);
     let settings = crate::report::Settings {
         bootstrap: 600,
         ..crate::report::Settings::default()
@@ -304,7 +304,7 @@ fn now() -> f64 {
 fn compute(
     job: u32,
     names: &[String],
-    options: &[crate::import::ImportOptions],
+    options: &[crate::formats::ImportOptions],
     files: Vec<File>,
     settings: &super::protocol::JobSettings,
 ) -> Result<FromWorker, String> {

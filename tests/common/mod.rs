@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, ConditionReport, Estimate, Report, Settings};
 use prefix_exec::score::MaxDepth;
 

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use prefix_exec::import::{ImportOptions, ImportSummary};
-use prefix_exec::input::Ingest;
+use prefix_exec::formats::{ImportOptions, ImportSummary};
+use prefix_exec::ingest::Ingest;
 use prefix_exec::rollout::{Corpus, Label};
 
 /// The committed fixtures.

@@ -9,9 +9,9 @@
 #![allow(dead_code)]
 
 use prefix_exec::browse::{list_rollouts, parse_steps, RolloutQuery};
-use prefix_exec::import::{ImportOptions, ImportSummary, ToolSet};
-use prefix_exec::input::canonical::{parse_line, parse_line_ext, LineContext};
-use prefix_exec::input::Ingest;
+use prefix_exec::formats::canonical::{parse_line, parse_line_ext, LineContext};
+use prefix_exec::formats::{ImportOptions, ImportSummary, ToolSet};
+use prefix_exec::ingest::Ingest;
 use prefix_exec::report::table::{render_csv, render_latex, render_text};
 use prefix_exec::report::{build_report_full, Report, Settings};
 use prefix_exec::rollout::Corpus;

@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
+use super::dom::target_value;
 use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::table::fmt_num;
-use crate::web::app::target_value;
 use crate::web::view_state::ViewState;
 
 /// Depths typed as "1,2,4" or "1-5", within `1..=k_max`, sorted and unique.

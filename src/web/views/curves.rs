@@ -6,10 +6,10 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
+use super::dom::target_value;
 use super::{method_colors, page_of, pager_for, report, visible, Filters, PAGE_PLOTS};
 use crate::plot::{color_hex, draw_pec, Curve, PecPlot, PlotFrame, Series};
 use crate::report::ConditionReport;
-use crate::web::app::target_value;
 use crate::web::download::download_canvas;
 use crate::web::view_state::ViewState;
 

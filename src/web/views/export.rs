@@ -68,7 +68,7 @@ pub fn ExportPanel() -> impl IntoView {
                     type="text"
                     data-testid="site-title-input"
                     prop:value=move || site_title.get()
-                    on:change=move |e| site_title.set(crate::web::app::target_value(&e))
+                    on:change=move |e| site_title.set(super::dom::target_value(&e))
                 />
             </label>
             <button data-testid="export-site" disabled=move || !ready() on:click=build_site>

@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::import::ImportOptions;
-use crate::web::app::file_list;
+use super::dom::file_list;
+use crate::formats::ImportOptions;
 use crate::web::state::Session;
 
 /// The bundled example: a synthetic grid shaped like the paper's Table 2.
@@ -147,7 +147,7 @@ fn FileOptions(id: u32) -> impl IntoView {
                     prop:value=move || get(&current())
                     on:change=move |e| {
                         let mut o = current();
-                        set(&mut o, crate::web::app::target_value(&e));
+                        set(&mut o, super::dom::target_value(&e));
                         session.set_file_options(id, o);
                     }
                 />

@@ -5,6 +5,7 @@ pub mod checkpoints;
 pub mod compare;
 pub mod cost;
 pub mod curves;
+pub mod dom;
 pub mod export;
 pub mod files;
 pub mod labels;
@@ -173,7 +174,7 @@ pub fn choice_select(
             {label}
             <select
                 data-testid=testid
-                on:change=move |e| signal.set(super::app::target_value(&e))
+                on:change=move |e| signal.set(dom::target_value(&e))
                 prop:value=move || signal.get()
             >
                 <option value="">{empty}</option>

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
+use super::dom::target_value;
 use super::report;
 use crate::browse::{Outcome, RolloutQuery};
-use crate::web::app::target_value;
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::web::app::target_value;
+use super::dom::target_value;
 use crate::web::state::Session;
 use crate::web::view_state::ViewState;
 

@@ -1,7 +1,7 @@
 //! The common shape every importer produces: a [`Draft`] rollout with its steps, rendered into
 //! one canonical JSONL line.
 //!
-//! Importers never build a [`crate::input::canonical::ParsedRollout`] themselves: the core reads
+//! Importers never build a [`crate::rollout::ParsedRollout`] themselves: the core reads
 //! the rendered line back with the canonical parser. So `prefix-exec convert` and `prefix-exec
 //! score` on the original file give the same numbers by construction — there is one reading of
 //! a rollout, the canonical one.
@@ -276,10 +276,25 @@ pub(crate) fn unanswered(field: &str, id: Option<&str>) -> Verdict {
     )))
 }
 
+/// A message naming the tools whose schemas could not be compiled.
+pub(crate) fn unusable_message(set: &ToolSet) -> String {
+    let names: Vec<String> = set
+        .unusable
+        .iter()
+        .map(|(n, e)| format!("{n} ({e})"))
+        .collect();
+    format!(
+        "the parameter schemas of {} tools are not valid JSON Schema, so their arguments are not \
+         checked: {}",
+        names.len(),
+        names.join("; ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::canonical::parse_line;
+    use crate::formats::canonical::parse_line;
     use serde_json::json;
 
     fn draft(steps: Vec<RawStep>) -> Draft {

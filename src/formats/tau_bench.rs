@@ -24,9 +24,61 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::canonical::emit;
 use super::draft::{unanswered, Draft, RawStep, Replies, Verdict};
-use super::{read_object, Id, SUCCESS_EPS};
+use super::scan::{elements, LineCounter};
+use super::sink::{cut_message, source_of, Sink};
+use super::{read_object, Format, FormatReader, Id, Keys, LineShape, SUCCESS_EPS};
 use crate::rollout::Cost;
+
+/// The tau-bench reader: a whole document per file, nothing across files.
+pub(crate) struct TauBench;
+
+impl FormatReader for TauBench {
+    fn formats(&self) -> &'static [Format] {
+        &[Format::TauBench]
+    }
+
+    /// A results array written on one line.
+    fn recognise_line(&self, keys: &Keys<'_>) -> Option<LineShape> {
+        keys.contains("traj").then_some(LineShape::Document)
+    }
+
+    fn recognise_array(&self, first: &Keys<'_>) -> Option<Format> {
+        first.contains("traj").then_some(Format::TauBench)
+    }
+
+    fn document(&mut self, out: &mut Sink<'_>, file: usize, _: Format, bytes: &[u8], open: usize) {
+        let defaults = Defaults::for_file(out.name(file));
+        let mut lc = LineCounter::new(bytes);
+        let mut it = elements(bytes, open);
+        let mut read = 0usize;
+        for (i, span) in it.by_ref().enumerate() {
+            match span {
+                Ok(span) => {
+                    read += 1;
+                    let source = source_of(file, &mut lc, span);
+                    match convert(&bytes[span.start..span.end], &defaults) {
+                        Ok(mut d) => {
+                            d.apply(out.options(file));
+                            emit(out, file, &d, None, source);
+                        }
+                        Err(e) => out.reject(file, Some(source.line), format!("element {i}: {e}")),
+                    }
+                }
+                Err(e) => {
+                    let line = lc.line_at(bytes.len());
+                    out.reject(file, Some(line), cut_message(&e.to_string(), read));
+                }
+            }
+        }
+        out.trailing(file, bytes, it.closed_at());
+    }
+
+    fn reread(&self, _: Format, bytes: &[u8], _success: bool) -> Result<Draft, String> {
+        convert(bytes, &Defaults::for_file(""))
+    }
+}
 
 /// Per-file defaults that do not depend on the element.
 #[derive(Clone, Debug)]
@@ -229,7 +281,7 @@ pub(crate) fn model_from_file_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::canonical::parse_line;
+    use crate::formats::canonical::parse_line;
 
     #[test]
     fn names() {

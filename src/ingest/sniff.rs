@@ -1,3 +1,6 @@
+//! What a file is, from its first bytes: binary or text ([`binary_kind`]), and which format
+//! reads it ([`sniff`], asking each [`FormatReader`] in registry order).
+//!
 //! Format detection by content, never by file name: browsers hand over files under any name
 //! (`results (3).json`, `download.txt`), and the same `.json` extension covers JSON Lines and
 //! whole documents.
@@ -15,12 +18,14 @@
 //! own diagnostic as before; if it then yields no rollout, the file-level message names every
 //! format tried ([`tried`]).
 
-use std::collections::BTreeSet;
-
 use serde::de::IgnoredAny;
 
-use super::scan::{members, skip_ws, value_end};
-use super::Format;
+use super::framing::{strip_bom, BOM};
+use crate::formats::scan::{elements, members, skip_ws, value_end};
+use crate::formats::{Format, FormatReader, Keys, LineShape};
+
+/// The readers asked, in order.
+type Readers = [Box<dyn FormatReader>];
 
 /// How a file is read, as far as its first bytes tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +40,7 @@ pub(crate) enum Sniff {
 }
 
 /// Looks at the start of a file. `eof` says the whole file is in `head`.
-pub(crate) fn sniff(head: &[u8], eof: bool) -> Sniff {
+pub(crate) fn sniff(head: &[u8], eof: bool, readers: &Readers) -> Sniff {
     if !eof && head.len() < 3 && BOM.starts_with(head) {
         // Possibly the start of a byte-order mark split across chunks.
         return Sniff::NeedMore;
@@ -66,7 +71,7 @@ pub(crate) fn sniff(head: &[u8], eof: bool) -> Sniff {
         b'[' => match value_end(line, 0) {
             // A whole array on the first line: a one-line document if it holds objects of a
             // known format, else a bad canonical line.
-            Ok(end) if skip_ws(line, end) == line.len() => match classify_array(line) {
+            Ok(end) if skip_ws(line, end) == line.len() => match classify_array(line, readers) {
                 Some(_) => Sniff::Document,
                 None => Sniff::Lines {
                     format: Format::Canonical,
@@ -83,14 +88,14 @@ pub(crate) fn sniff(head: &[u8], eof: bool) -> Sniff {
         b'{' => {
             match serde_json::from_slice::<std::collections::BTreeMap<String, IgnoredAny>>(line) {
                 Ok(map) => {
-                    let keys: BTreeSet<&str> = map.keys().map(String::as_str).collect();
-                    match line_format(&keys) {
-                        LineGuess::Lines(format) => Sniff::Lines {
+                    let keys: Keys<'_> = map.keys().map(String::as_str).collect();
+                    match readers.iter().find_map(|r| r.recognise_line(&keys)) {
+                        Some(LineShape::Lines(format)) => Sniff::Lines {
                             format,
                             recognised: true,
                         },
-                        LineGuess::Document => Sniff::Document,
-                        LineGuess::Unknown => Sniff::Lines {
+                        Some(LineShape::Document) => Sniff::Document,
+                        None => Sniff::Lines {
                             format: Format::Canonical,
                             recognised: false,
                         },
@@ -109,13 +114,6 @@ pub(crate) fn sniff(head: &[u8], eof: bool) -> Sniff {
     }
 }
 
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-
-/// The bytes after a UTF-8 byte-order mark, if any.
-pub(crate) fn strip_bom(b: &[u8]) -> &[u8] {
-    b.strip_prefix(&BOM[..]).unwrap_or(b)
-}
-
 fn trim_end(mut b: &[u8]) -> &[u8] {
     while let [rest @ .., last] = b {
         if last.is_ascii_whitespace() {
@@ -127,46 +125,12 @@ fn trim_end(mut b: &[u8]) -> &[u8] {
     b
 }
 
-enum LineGuess {
-    Lines(Format),
-    Document,
-    Unknown,
-}
-
-/// Canonical keys: a rollout line or a top-level `tools` line.
-const CANONICAL_KEYS: [&str; 6] = [
-    "dataset",
-    "steps",
-    "success",
-    "no_tool_ok",
-    "method",
-    "tools",
-];
-
-fn line_format(keys: &BTreeSet<&str>) -> LineGuess {
-    let has = |k: &str| keys.contains(k);
-    if has("accuracy") && has("correct_count") && has("total_count") {
-        LineGuess::Lines(Format::BfclScore)
-    } else if has("id")
-        && (has("inference_log") || has("result") || has("traceback"))
-        && !has("dataset")
-    {
-        LineGuess::Lines(Format::BfclResult)
-    } else if CANONICAL_KEYS.iter().any(|k| has(k)) {
-        LineGuess::Lines(Format::Canonical)
-    } else if has("info") || has("simulations") || has("traj") || has("messages") {
-        LineGuess::Document
-    } else {
-        LineGuess::Unknown
-    }
-}
-
 /// The format of a whole JSON document, or a message naming every format tried.
-pub(crate) fn classify_document(bytes: &[u8]) -> Result<Format, String> {
+pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Format, String> {
     let body = strip_bom(bytes);
     let start = skip_ws(body, 0);
     match body.get(start) {
-        Some(b'[') => classify_array(&body[start..]).ok_or_else(|| {
+        Some(b'[') => classify_array(&body[start..], readers).ok_or_else(|| {
             format!(
                 "a JSON array whose first element is not a tau-bench result ({{task_id, trial, \
                  reward, info, traj}}) nor a tau2 simulation ({{task_id, messages, reward_info}}); \
@@ -176,27 +140,14 @@ pub(crate) fn classify_document(bytes: &[u8]) -> Result<Format, String> {
         }),
         Some(b'{') => {
             let (m, _) = members(body, start);
-            let keys: BTreeSet<&str> = m.iter().map(|m| m.key.as_str()).collect();
-            let has = |k: &str| keys.contains(k);
-            let sims_non_empty = m.iter().any(|m| {
-                m.key == "simulations" && {
-                    let i = skip_ws(body, m.start + 1);
-                    body.get(m.start) == Some(&b'[') && body.get(i) != Some(&b']')
-                }
-            });
-            if has("simulations") && (sims_non_empty || !has("simulation_index")) {
-                Ok(Format::Tau2Results)
-            } else if has("info") && (has("simulation_index") || has("tasks")) {
-                Ok(Format::Tau2RunMetadata)
-            } else if has("task_id") && (has("messages") || has("reward_info") || has("ticks")) {
-                Ok(Format::Tau2Simulation)
-            } else {
-                Err(format!(
+            match readers.iter().find_map(|r| r.recognise_object(body, &m)) {
+                Some(format) => Ok(format),
+                None => Err(format!(
                     "a JSON object that is neither a tau2 Results object ({{info, tasks, \
                      simulations}}), a tau2 results.json with a simulation_index, nor one tau2 \
                      simulation ({{task_id, messages, reward_info}}); {}",
                     tried()
-                ))
+                )),
             }
         }
         _ => Err(format!("not a JSON document; {}", tried())),
@@ -204,20 +155,47 @@ pub(crate) fn classify_document(bytes: &[u8]) -> Result<Format, String> {
 }
 
 /// Classifies an array by the keys of its first element.
-fn classify_array(b: &[u8]) -> Option<Format> {
-    let mut it = super::scan::elements(b, 0);
+fn classify_array(b: &[u8], readers: &Readers) -> Option<Format> {
+    let mut it = elements(b, 0);
     let first = it.next()?.ok()?;
     let map: std::collections::BTreeMap<String, IgnoredAny> =
         serde_json::from_slice(&b[first.start..first.end]).ok()?;
-    if map.contains_key("traj") {
-        Some(Format::TauBench)
-    } else if map.contains_key("task_id")
-        && (map.contains_key("messages") || map.contains_key("reward_info"))
+    let keys: Keys<'_> = map.keys().map(String::as_str).collect();
+    readers.iter().find_map(|r| r.recognise_array(&keys))
+}
+
+/// How many first bytes of a file decide whether it is binary.
+pub(crate) const PROBE: usize = 4096;
+
+/// What a binary file looks like, from its first bytes (at most [`PROBE`]): a known magic
+/// number, a UTF-16 byte-order mark, or mostly NUL bytes and bytes that are not UTF-8. `None`
+/// for text, including text with a few stray bad bytes: those make line errors, so the valid
+/// lines around them are still read.
+pub(crate) fn binary_kind(probe: &[u8]) -> Option<&'static str> {
+    // UTF-16 is told by its byte-order mark and the NUL bytes of its ASCII characters (a BOM
+    // alone could be two stray bytes before UTF-8 text, which is read line by line).
+    let after_bom = &probe[probe.len().min(2)..probe.len().min(66)];
+    if (probe.starts_with(b"\xff\xfe") || probe.starts_with(b"\xfe\xff")) && after_bom.contains(&0)
     {
-        Some(Format::Tau2Simulations)
-    } else {
-        None
+        return Some("UTF-16 text (save it as UTF-8)");
     }
+    const MAGIC: [(&[u8], &str); 6] = [
+        (b"\x89PNG", "a PNG image"),
+        (b"%PDF", "a PDF document"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"\x1f\x8b", "a gzip file (decompress it first)"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+    ];
+    if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| probe.starts_with(m)) {
+        return Some(kind);
+    }
+    let text = String::from_utf8_lossy(probe);
+    let bad = text
+        .chars()
+        .filter(|&c| c == '\u{FFFD}' || c == '\0')
+        .count();
+    (probe.len() >= 16 && bad * 10 > text.chars().count()).then_some("a binary file")
 }
 
 /// The list of formats tried, for detection failures.
@@ -228,7 +206,15 @@ pub fn tried() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Format, Sniff};
+
+    fn sniff(head: &[u8], eof: bool) -> Sniff {
+        super::sniff(head, eof, &crate::formats::readers())
+    }
+
+    fn classify_document(bytes: &[u8]) -> Result<Format, String> {
+        super::classify_document(bytes, &crate::formats::readers())
+    }
 
     fn lines(format: Format) -> Sniff {
         Sniff::Lines {

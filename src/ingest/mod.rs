@@ -1,17 +1,22 @@
-//! Input: byte chunks in, a [`Corpus`] of rollouts and diagnostics out.
+//! Ingest: byte chunks in, a [`Corpus`] of rollouts and diagnostics out.
+//!
+//! The pipeline, one way: bytes → [`framing`] (lines, BOM, chunk boundaries) → [`sniff`]
+//! (binary or text; which format, asking each [`crate::formats::FormatReader`]) → the format's
+//! reader (through the [`session`], which keeps per-file state and resolves what needs several
+//! files) → [`Corpus::add_rollout`].
 //!
 //! [`Ingest`] accepts any number of files, each as a sequence of byte chunks, and never fails as
 //! a whole: a bad line becomes a [`Diagnostic`](crate::rollout::Diagnostic) naming the file and line, and every valid line is
 //! still scored.
 //!
-//! Each file's format is recognised from its first line ([`crate::import::detect`]): canonical
+//! Each file's format is recognised from its first line ([`sniff`]): canonical
 //! JSONL and BFCL files are read line by line as the chunks arrive (memory grows with the number
 //! of rollouts, not with the file size); the JSON documents of tau-bench and tau2 are buffered
 //! until the file ends and converted then; BFCL result/score pairs and tau2 directory-form runs,
 //! which need several files, are resolved when the input ends ([`Ingest::finish`]).
 //!
 //! ```
-//! use prefix_exec::input::Ingest;
+//! use prefix_exec::ingest::Ingest;
 //! let mut ingest = Ingest::new();
 //! let f = ingest.begin_file("runs.jsonl");
 //! ingest.push(f, br#"{"dataset":"d","task_id":1,"model":"m","method":"a","success":true,"#);
@@ -22,15 +27,15 @@
 //! assert_eq!(corpus.diagnostics[0].line, Some(2));
 //! ```
 
-pub mod canonical;
-pub mod lines;
+pub mod framing;
+pub(crate) mod session;
+pub mod sniff;
 
-use crate::import::detect::{sniff, Sniff};
-use crate::import::session::Session;
-use crate::import::{Format, ImportOptions, ImportSummary};
-use crate::rollout::{Corpus, FirstFailure, InputFile, Rollout, Source};
-use canonical::ParsedRollout;
-use lines::{Line, LineSplitter};
+use crate::formats::{Format, ImportOptions, ImportSummary};
+use crate::rollout::{Corpus, InputFile, Rollout};
+use framing::{count_lines, Line, LineSplitter};
+use session::Session;
+use sniff::{binary_kind, sniff, Sniff, PROBE};
 use xxhash_rust::xxh3::Xxh3;
 
 /// Handle of a file being read.
@@ -194,7 +199,7 @@ impl Ingest {
         let Reader::Detecting(head) = &mut self.readers[i] else {
             return;
         };
-        match sniff(head, eof) {
+        match sniff(head, eof, self.session.readers()) {
             Sniff::NeedMore => {}
             Sniff::Document => {
                 let bytes = std::mem::take(head);
@@ -403,13 +408,6 @@ pub fn read_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> C
     ingest.finish()
 }
 
-/// Lines of a buffered document, counted as [`LineSplitter`] counts them.
-fn count_lines(bytes: &[u8]) -> u64 {
-    let breaks = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-    let body = crate::import::detect::strip_bom(bytes);
-    breaks + u64::from(!body.is_empty() && !body.ends_with(b"\n"))
-}
-
 fn accept_line(
     corpus: &mut Corpus,
     session: &mut Session,
@@ -434,7 +432,7 @@ fn accept_line(
                 line: Some(number),
                 message: format!(
                     "line longer than {} MiB; skipped",
-                    lines::MAX_LINE_BYTES >> 20
+                    framing::MAX_LINE_BYTES >> 20
                 ),
             });
             return;
@@ -444,61 +442,4 @@ fn accept_line(
         return;
     }
     session.line(corpus, file.index(), format, number, offset, bytes);
-}
-
-/// Interns a parsed rollout into the corpus.
-pub fn add_rollout(corpus: &mut Corpus, parsed: ParsedRollout, source: Source) {
-    let condition = corpus.condition_id(&parsed.dataset, &parsed.model, &parsed.method);
-    let dataset = corpus.conditions[condition as usize].dataset;
-    let task = corpus.task_id(dataset, &parsed.task_id);
-    let first_failure = parsed.failure.map(|f| FirstFailure {
-        label: f.label,
-        error: f.error.map(|e| corpus.texts.intern(&e)),
-        tool: f.tool.map(|t| corpus.texts.intern(&t)),
-    });
-    corpus.rollouts.push(Rollout {
-        condition,
-        task,
-        horizon: parsed.horizon,
-        fed: crate::rollout::Fed(parsed.fed),
-        success: parsed.success,
-        first_failure,
-        cost: parsed.cost.into(),
-        no_tool: parsed.no_tool,
-        source,
-    });
-}
-
-/// How many first bytes of a file decide whether it is binary.
-const PROBE: usize = 4096;
-
-/// What a binary file looks like, from its first bytes (at most [`PROBE`]): a known magic
-/// number, a UTF-16 byte-order mark, or mostly NUL bytes and bytes that are not UTF-8. `None`
-/// for text, including text with a few stray bad bytes: those make line errors, so the valid
-/// lines around them are still read.
-fn binary_kind(probe: &[u8]) -> Option<&'static str> {
-    // UTF-16 is told by its byte-order mark and the NUL bytes of its ASCII characters (a BOM
-    // alone could be two stray bytes before UTF-8 text, which is read line by line).
-    let after_bom = &probe[probe.len().min(2)..probe.len().min(66)];
-    if (probe.starts_with(b"\xff\xfe") || probe.starts_with(b"\xfe\xff")) && after_bom.contains(&0)
-    {
-        return Some("UTF-16 text (save it as UTF-8)");
-    }
-    const MAGIC: [(&[u8], &str); 6] = [
-        (b"\x89PNG", "a PNG image"),
-        (b"%PDF", "a PDF document"),
-        (b"PK\x03\x04", "a zip archive"),
-        (b"\x1f\x8b", "a gzip file (decompress it first)"),
-        (b"\xff\xd8\xff", "a JPEG image"),
-        (b"GIF8", "a GIF image"),
-    ];
-    if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| probe.starts_with(m)) {
-        return Some(kind);
-    }
-    let text = String::from_utf8_lossy(probe);
-    let bad = text
-        .chars()
-        .filter(|&c| c == '\u{FFFD}' || c == '\0')
-        .count();
-    (probe.len() >= 16 && bad * 10 > text.chars().count()).then_some("a binary file")
 }

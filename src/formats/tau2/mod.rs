@@ -30,7 +30,11 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::draft::{cost_value, unanswered, Draft, RawStep, Replies, Verdict};
+mod reader;
+
+pub(crate) use reader::Tau2;
+
+use super::draft::{cost_value, unanswered, unusable_message, Draft, RawStep, Replies, Verdict};
 use super::schema_check::ToolSet;
 use super::tau_bench::arguments;
 use super::{read_object, Id, ImportOptions, SUCCESS_EPS};
@@ -157,21 +161,6 @@ impl RunContext {
             self.index.get_or_insert_with(HashSet::new).insert(e.id.0);
         }
     }
-}
-
-/// A message naming the tools whose schemas could not be compiled.
-pub(crate) fn unusable_message(set: &ToolSet) -> String {
-    let names: Vec<String> = set
-        .unusable
-        .iter()
-        .map(|(n, e)| format!("{n} ({e})"))
-        .collect();
-    format!(
-        "the parameter schemas of {} tools are not valid JSON Schema, so their arguments are not \
-         checked: {}",
-        names.len(),
-        names.join("; ")
-    )
 }
 
 #[derive(Deserialize)]
@@ -388,7 +377,7 @@ pub(crate) fn draft(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::canonical::parse_line;
+    use crate::formats::canonical::parse_line;
 
     const SIM: &str = r#"{"id": "s1", "task_id": "7", "trial": 0, "duration": 12.5,
       "termination_reason": "user_stop", "agent_cost": 0.02,

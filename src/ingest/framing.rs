@@ -9,6 +9,21 @@
 /// runaway line cannot exhaust memory.
 pub const MAX_LINE_BYTES: usize = 256 * 1024 * 1024;
 
+/// The UTF-8 byte-order mark.
+pub(crate) const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// The bytes after a UTF-8 byte-order mark, if any.
+pub(crate) fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(&BOM[..]).unwrap_or(b)
+}
+
+/// Lines of a buffered document, counted as [`LineSplitter`] counts them.
+pub(crate) fn count_lines(bytes: &[u8]) -> u64 {
+    let breaks = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    let body = strip_bom(bytes);
+    breaks + u64::from(!body.is_empty() && !body.ends_with(b"\n"))
+}
+
 /// One line (without its line break).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {

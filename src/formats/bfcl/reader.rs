@@ -1,0 +1,250 @@
+//! BFCL as a [`FormatReader`]: result and score files are read line by line, and each result
+//! file is paired with its run's score file when the input ends (the score file says which
+//! tests failed).
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::{
+    category_from_name, category_of, draft, model_from_path, read_result_line, read_score_failure,
+    read_score_summary, ResultLine, ScoreFile, Test,
+};
+use crate::formats::canonical::emit;
+use crate::formats::draft::Draft;
+use crate::formats::sink::Sink;
+use crate::formats::{Format, FormatReader, Keys, LineShape};
+use crate::rollout::Source;
+
+/// The BFCL reader: per file, the tests of a result file (waiting for the score file) and what
+/// a score file says.
+#[derive(Default)]
+pub(crate) struct Bfcl {
+    tests: BTreeMap<usize, Vec<(Test, Source)>>,
+    scores: BTreeMap<usize, ScoreFile>,
+    score_lines: BTreeMap<usize, u64>,
+}
+
+impl FormatReader for Bfcl {
+    fn formats(&self) -> &'static [Format] {
+        &[Format::BfclResult, Format::BfclScore]
+    }
+
+    fn recognise_line(&self, keys: &Keys<'_>) -> Option<LineShape> {
+        let has = |k: &str| keys.contains(k);
+        if has("accuracy") && has("correct_count") && has("total_count") {
+            Some(LineShape::Lines(Format::BfclScore))
+        } else if has("id")
+            && (has("inference_log") || has("result") || has("traceback"))
+            && !has("dataset")
+        {
+            Some(LineShape::Lines(Format::BfclResult))
+        } else {
+            None
+        }
+    }
+
+    fn needs_other_files(&self, _: Format) -> bool {
+        true
+    }
+
+    fn holds_rollouts(&self, format: Format) -> bool {
+        format != Format::BfclScore
+    }
+
+    fn line(&mut self, out: &mut Sink<'_>, format: Format, source: Source, bytes: &[u8]) {
+        let file = source.file as usize;
+        if format == Format::BfclResult {
+            match read_result_line(bytes) {
+                Ok(ResultLine::Test(t)) => self.tests.entry(file).or_default().push((t, source)),
+                Ok(ResultLine::InferenceError { .. }) => {
+                    out.import(file).skipped_inference_errors += 1
+                }
+                Err(e) => out.reject(file, Some(source.line), e),
+            }
+            return;
+        }
+        let lines = self.score_lines.entry(file).or_default();
+        *lines += 1;
+        let score = self.scores.entry(file).or_default();
+        if *lines == 1 {
+            match read_score_summary(bytes) {
+                Ok(s) => score.summary = Some(s),
+                Err(e) => out.reject(file, Some(source.line), e),
+            }
+            return;
+        }
+        match read_score_failure(bytes) {
+            Ok(fail) => {
+                if score.model.is_none() {
+                    score.model = fail.model_name;
+                }
+                if score.category.is_none() {
+                    score.category = fail.category.or_else(|| Some(category_of(&fail.id)));
+                }
+                score.failed.insert(fail.id);
+            }
+            Err(e) => out.reject(file, Some(source.line), e),
+        }
+    }
+
+    /// Pairs each result file with its run's score file and scores its tests.
+    fn resolve(&mut self, out: &mut Sink<'_>) {
+        let scores: Vec<usize> = (0..out.file_count())
+            .filter(|&i| out.format(i) == Some(Format::BfclScore))
+            .collect();
+        // Score files resolved earlier stay available for pairing, without a second message.
+        let mut used: HashSet<usize> = scores
+            .iter()
+            .copied()
+            .filter(|&s| out.resolved(s))
+            .collect();
+        for file in 0..out.file_count() {
+            if out.format(file) != Some(Format::BfclResult) || out.resolved(file) {
+                continue;
+            }
+            let tests = self.tests.remove(&file).unwrap_or_default();
+            let name = out.name(file).to_string();
+            let category = tests
+                .first()
+                .map(|(t, _)| t.category.clone())
+                .or_else(|| category_from_name(&name));
+            let folder_model = model_from_path(&name);
+            let score_category = |s: usize| {
+                self.scores
+                    .get(&s)
+                    .and_then(|sc| sc.category.clone())
+                    .or_else(|| category_from_name(out.name(s)))
+            };
+            let score_model = |s: usize| {
+                self.scores
+                    .get(&s)
+                    .and_then(|sc| sc.model.clone())
+                    .or_else(|| model_from_path(out.name(s)))
+            };
+            let mut candidates: Vec<usize> = scores
+                .iter()
+                .copied()
+                .filter(|&s| score_category(s).is_none() || score_category(s) == category)
+                .collect();
+            if candidates.len() > 1 {
+                let wanted = out.options(file).model.clone().or(folder_model.clone());
+                candidates.retain(|&s| {
+                    wanted.is_some()
+                        && (score_model(s) == wanted
+                            || model_from_path(out.name(s)) == folder_model)
+                });
+            }
+            let n = tests.len() as u64;
+            let score = match candidates.as_slice() {
+                [s] => *s,
+                [] => {
+                    out.reject_many(
+                        file,
+                        n,
+                        format!(
+                            "a BFCL result file needs its score file to tell which tests \
+                             succeeded (the score file lists the failures): add the run's \
+                             `{}` (BFCL writes it under score/<model>/) to the same drop",
+                            name.rsplit(['/', '\\'])
+                                .next()
+                                .unwrap_or(&name)
+                                .replace("_result.json", "_score.json")
+                        ),
+                    );
+                    continue;
+                }
+                many => {
+                    let names: Vec<&str> = many.iter().map(|&s| out.name(s)).collect();
+                    out.reject_many(
+                        file,
+                        n,
+                        format!(
+                            "several BFCL score files could belong to this result file ({}); \
+                             drop one run at a time, or set the model of the result file to the \
+                             score file's model name",
+                            names.join(", ")
+                        ),
+                    );
+                    continue;
+                }
+            };
+            used.insert(score);
+            let sc = self.scores.get(&score).cloned().unwrap_or_default();
+            out.import(file).paired_with = Some(out.name(score).to_string());
+            out.import(score).paired_with = Some(name.clone());
+            let model = sc
+                .model
+                .clone()
+                .or(folder_model)
+                .or_else(|| model_from_path(out.name(score)))
+                .unwrap_or_else(|| "unknown-model".to_string());
+            let mut successes = 0u64;
+            let mut ids: HashSet<String> = HashSet::new();
+            let options = out.options(file).clone();
+            for (test, source) in tests {
+                if !test.has_outputs {
+                    out.import(file).without_tool_outputs += 1;
+                }
+                let success = !sc.failed.contains(&test.id);
+                successes += u64::from(success);
+                ids.insert(test.id.clone());
+                let mut d = draft(test, success, model.clone());
+                d.apply(&options);
+                emit(out, file, &d, None, source);
+            }
+            if let Some(summary) = sc.summary {
+                let skipped = out.import(file).skipped_inference_errors;
+                let imported = out.import(file).rollouts;
+                if imported + skipped != summary.total_count || successes != summary.correct_count {
+                    out.warn(
+                        file,
+                        None,
+                        format!(
+                            "the score file {} counts {} tests, {} correct; this result file \
+                             gives {imported} rollouts + {skipped} inference errors, {successes} \
+                             successful: are they from the same run?",
+                            out.name(score),
+                            summary.total_count,
+                            summary.correct_count
+                        ),
+                    );
+                }
+            }
+            let unknown = sc.failed.iter().filter(|id| !ids.contains(*id)).count();
+            let skipped = out.import(file).skipped_inference_errors as usize;
+            if unknown > skipped {
+                out.warn(
+                    file,
+                    None,
+                    format!(
+                        "{} failures of the score file have no line in this result file",
+                        unknown - skipped
+                    ),
+                );
+            }
+        }
+        for s in scores {
+            if !used.contains(&s) {
+                out.reject(
+                    s,
+                    None,
+                    "a BFCL score file lists only the failed tests, so it cannot be scored \
+                     alone: add the run's result file (BFCL writes it under result/<model>/) to \
+                     the same drop"
+                        .to_string(),
+                );
+            }
+        }
+    }
+
+    fn forget(&mut self, file: usize) {
+        self.tests.remove(&file);
+        self.scores.remove(&file);
+    }
+
+    fn reread(&self, _: Format, bytes: &[u8], success: bool) -> Result<Draft, String> {
+        match read_result_line(bytes)? {
+            ResultLine::Test(t) => Ok(draft(t, success, String::new())),
+            ResultLine::InferenceError { .. } => Err("an inference error has no steps".to_string()),
+        }
+    }
+}

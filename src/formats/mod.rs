@@ -1,0 +1,262 @@
+//! Formats: one module per file format a benchmark writes, each read into canonical rollouts.
+//!
+//! Researchers hold the files their benchmark wrote, not canonical JSONL. Each format is one
+//! module here (a file, or a small folder when it has several parts) implementing
+//! [`FormatReader`]; [`readers`] lists them, and the ingest pipeline ([`crate::ingest`]) asks
+//! them in that order to recognise a file, then hands them its lines or its document. So the
+//! CLI (`prefix-exec score` and `prefix-exec convert`) and the browser app share one reading:
+//!
+//! | format | shape | module |
+//! |---|---|---|
+//! | canonical JSONL | one rollout per line, optional `{"tools": […]}` lines | [`canonical`] |
+//! | tau-bench (v1) | JSON array of `{task_id, trial, reward, info, traj}` | [`tau_bench`] |
+//! | tau2-bench / τ³-bench | `Results` object, array of simulations, or directory form | [`tau2`] |
+//! | BFCL multi-turn | `…_result.json` lines + the run's `…_score.json` | [`bfcl`] |
+//!
+//! Files are recognised by content (`crate::ingest::sniff`, asking each reader); canonical
+//! JSONL and BFCL files stream line by line, the JSON documents (tau-bench, tau2) are buffered
+//! per file and converted when the file ends, and what needs several files — pairing a BFCL
+//! result with its score file, a tau2 `results.json` with its simulation files — is resolved
+//! when the input ends ([`FormatReader::resolve`]). Every importer renders each rollout as a
+//! canonical line ([`draft`]) that the canonical parser then reads (`canonical::emit`), so
+//! converting and scoring cannot disagree. The exact per-format rules are in each module's
+//! documentation and in `docs/formats.md`.
+//!
+//! Below the formats, shared by them: [`draft`] (the common rollout shape), [`scan`] (spans of
+//! a JSON document without parsing it), [`pyrepr`] (Python reprs in BFCL logs),
+//! [`schema_check`] (tool-schema prefix checks), [`object`] (ids, one located JSON object).
+//! [`sink`] is what a reader writes to; [`summary`] what the importers found beside the corpus.
+//!
+//! Nothing is dropped silently: excluded rollouts (by termination reason), skipped inference
+//! errors and rollouts without tool outputs are counted per file, both in a file diagnostic and
+//! in the [`ImportSummary`].
+//!
+//! ```
+//! use prefix_exec::formats::ImportOptions;
+//! use prefix_exec::ingest::Ingest;
+//! let tau_bench = br##"[{"task_id": 1, "trial": 0, "reward": 1.0, "info": {}, "traj": [
+//!   {"role": "system", "content": "# Airline Agent Policy"},
+//!   {"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "get_user", "arguments": "{}"}}]},
+//!   {"role": "tool", "tool_call_id": "c", "content": "Error: user not found"}]}]"##;
+//! let mut ingest = Ingest::new();
+//! let f = ingest.begin_file_with("gpt-4o-airline.json", ImportOptions::default());
+//! ingest.push(f, tau_bench);
+//! ingest.end_file(f);
+//! let (corpus, summary) = ingest.finish_with_summary();
+//! assert_eq!(corpus.condition_names(0), ("tau-bench/airline", "gpt-4o", "tool-calling"));
+//! assert_eq!(corpus.rollouts[0].fed.0, 1); // the first call was rejected
+//! assert_eq!(summary.files[0].format, Some(prefix_exec::formats::Format::TauBench));
+//! ```
+
+pub mod bfcl;
+pub mod canonical;
+pub(crate) mod draft;
+pub(crate) mod object;
+pub(crate) mod pyrepr;
+pub(crate) mod scan;
+pub mod schema_check;
+pub(crate) mod sink;
+pub mod summary;
+pub mod tau2;
+pub mod tau_bench;
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use object::{read_object, Id};
+pub use schema_check::ToolSet;
+pub use summary::{FileImport, ImportSummary, SourceCounts};
+
+use crate::rollout::Source;
+use sink::Sink;
+
+/// The keys of a JSON object a reader is shown to recognise a file by.
+pub(crate) type Keys<'a> = BTreeSet<&'a str>;
+
+/// How a file's first line says it is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineShape {
+    /// Line by line, in this format.
+    Lines(Format),
+    /// The line starts (or is) a whole JSON document of the reader's: buffer the file.
+    Document,
+}
+
+/// A format's reader: how its files are recognised, read, and resolved across files.
+///
+/// One value per ingest session, made by [`readers`]; it keeps the per-file state of its files
+/// (by file index) between calls. Recognition sees the first bytes only, so it must not depend
+/// on how the file is cut into chunks. Everything a reader produces goes through the [`Sink`]:
+/// rollouts (`canonical::emit` a [`draft::Draft`], or [`Sink::add`] a parsed canonical line),
+/// diagnostics, per-file counts and the converted output.
+pub(crate) trait FormatReader {
+    /// The file kinds this reader reads.
+    fn formats(&self) -> &'static [Format];
+
+    /// Recognises a file from the keys of its first line, when that line is a JSON object.
+    fn recognise_line(&self, _keys: &Keys<'_>) -> Option<LineShape> {
+        None
+    }
+
+    /// Recognises a JSON array document from the keys of its first element.
+    fn recognise_array(&self, _first: &Keys<'_>) -> Option<Format> {
+        None
+    }
+
+    /// Recognises a JSON object document from its top-level members (`doc` is the whole text).
+    fn recognise_object(&self, _doc: &[u8], _members: &[scan::Member]) -> Option<Format> {
+        None
+    }
+
+    /// Whether files of `format` wait for other files of the drop (their diagnostics are written
+    /// when the input ends, after [`FormatReader::resolve`]).
+    fn needs_other_files(&self, _format: Format) -> bool {
+        false
+    }
+
+    /// Whether files of `format` hold rollouts (a file holding none is not "empty").
+    fn holds_rollouts(&self, _format: Format) -> bool {
+        true
+    }
+
+    /// One non-blank line of a file read line by line, at `source`.
+    fn line(&mut self, _out: &mut Sink<'_>, _format: Format, _source: Source, _bytes: &[u8]) {}
+
+    /// A whole document of file `file`, at its end; its first value starts at byte `open`.
+    fn document(
+        &mut self,
+        _out: &mut Sink<'_>,
+        _file: usize,
+        _format: Format,
+        _bytes: &[u8],
+        _open: usize,
+    ) {
+    }
+
+    /// At the end of the input: what needs several files. Called again after more files;
+    /// files resolved already are marked ([`Sink::resolved`]).
+    fn resolve(&mut self, _out: &mut Sink<'_>) {}
+
+    /// Forgets what file `file` (a repeat of an earlier file) left waiting for another file.
+    fn forget(&mut self, _file: usize) {}
+
+    /// One rollout re-read from the bytes at its `Source`, for a viewer (names and success are
+    /// then set from the corpus).
+    fn reread(&self, format: Format, bytes: &[u8], success: bool) -> Result<draft::Draft, String>;
+}
+
+/// Every format's reader, in the order they are asked to recognise a file (and to resolve).
+/// Adding a format is one line here.
+pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
+    vec![
+        Box::new(bfcl::Bfcl::default()),
+        Box::new(canonical::Canonical::default()),
+        Box::new(tau_bench::TauBench),
+        Box::new(tau2::Tau2::default()),
+    ]
+}
+
+/// Rewards within this distance of 1 count as success (rewards are 0/1 up to float noise).
+pub const SUCCESS_EPS: f64 = 1e-6;
+
+/// Per-file import settings: overrides of the names a format implies, exclusions, checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportOptions {
+    /// Replaces the dataset of every rollout of the file.
+    pub dataset: Option<String>,
+    /// Replaces the model.
+    pub model: Option<String>,
+    /// Replaces the method.
+    pub method: Option<String>,
+    /// Rollouts whose termination reason is one of these are excluded (and counted).
+    pub exclude_termination: Vec<String>,
+    /// Check each step against the tool definitions when the file has them.
+    pub schema_checks: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            dataset: None,
+            model: None,
+            method: None,
+            exclude_termination: Vec::new(),
+            schema_checks: true,
+        }
+    }
+}
+
+/// A recognised input format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Canonical,
+    TauBench,
+    Tau2Results,
+    Tau2Simulations,
+    Tau2RunMetadata,
+    Tau2Simulation,
+    BfclResult,
+    BfclScore,
+}
+
+impl Format {
+    /// Every format, in the order detection failures list them.
+    pub const ALL: [Format; 8] = [
+        Format::Canonical,
+        Format::TauBench,
+        Format::Tau2Results,
+        Format::Tau2Simulations,
+        Format::Tau2RunMetadata,
+        Format::Tau2Simulation,
+        Format::BfclResult,
+        Format::BfclScore,
+    ];
+
+    /// A short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Canonical => "canonical JSONL",
+            Format::TauBench => "tau-bench results",
+            Format::Tau2Results => "tau2 Results",
+            Format::Tau2Simulations => "tau2 simulations array",
+            Format::Tau2RunMetadata => "tau2 results.json (directory form)",
+            Format::Tau2Simulation => "tau2 simulation file (directory form)",
+            Format::BfclResult => "BFCL result",
+            Format::BfclScore => "BFCL score",
+        }
+    }
+
+    /// The name with the shape that identifies the format.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Canonical => "canonical JSONL (one {dataset, task_id, model, method, success, steps} object per line)",
+            Format::TauBench => "tau-bench results (a JSON array of {task_id, trial, reward, info, traj})",
+            Format::Tau2Results => "tau2 Results (a JSON object {info, tasks, simulations})",
+            Format::Tau2Simulations => "tau2 simulations (a JSON array of {task_id, messages, reward_info})",
+            Format::Tau2RunMetadata => "tau2 directory-form results.json ({info, tasks, simulation_index})",
+            Format::Tau2Simulation => "tau2 directory-form simulation ({id, task_id, messages, reward_info})",
+            Format::BfclResult => "BFCL result (JSON lines {id, result, inference_log})",
+            Format::BfclScore => "BFCL score (JSON lines, first {accuracy, correct_count, total_count})",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a rollout's first failure came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureSource {
+    /// The tool-schema prefix check (tool not exposed, or arguments not fitting its schema).
+    SchemaCheck,
+    /// The log's own verdict (the environment rejected the call).
+    Environment,
+}
