@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::scan::{skip_ws, LineCounter, Span};
+use super::scan::{elements, skip_ws, LineCounter, Span};
 use super::{FailureSource, FileImport, Format, ImportOptions, ImportSummary, ToolSet};
 use crate::rollout::{Corpus, Diagnostic, ParsedRollout, Source};
 
@@ -187,7 +187,32 @@ pub(crate) fn source_of(file: usize, lc: &mut LineCounter<'_>, span: Span) -> So
     }
 }
 
-/// The message for a document cut short after `read` complete elements.
-pub(crate) fn cut_message(scan: &str, read: usize) -> String {
-    format!("{scan}; the {read} complete elements before the cut were read")
+/// Walks the JSON array at `open` of a document: `each` gets every complete element (its index,
+/// where it lies, its bytes); a document cut short is reported with how many complete elements
+/// came before the cut. Returns where the array closed (for [`Sink::trailing`]).
+pub(crate) fn for_each_element(
+    out: &mut Sink<'_>,
+    file: usize,
+    bytes: &[u8],
+    open: usize,
+    mut each: impl FnMut(&mut Sink<'_>, usize, Source, &[u8]),
+) -> Option<usize> {
+    let mut lc = LineCounter::new(bytes);
+    let mut it = elements(bytes, open);
+    let mut read = 0usize;
+    for (i, span) in it.by_ref().enumerate() {
+        match span {
+            Ok(span) => {
+                read += 1;
+                let source = source_of(file, &mut lc, span);
+                each(out, i, source, &bytes[span.start..span.end]);
+            }
+            Err(e) => {
+                let line = lc.line_at(bytes.len());
+                let message = format!("{e}; the {read} complete elements before the cut were read");
+                out.reject(file, Some(line), message);
+            }
+        }
+    }
+    it.closed_at()
 }

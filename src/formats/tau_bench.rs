@@ -26,8 +26,7 @@ use serde_json::{Map, Value};
 
 use super::canonical::emit;
 use super::draft::{unanswered, Draft, RawStep, Replies, Verdict};
-use super::scan::{elements, LineCounter};
-use super::sink::{cut_message, source_of, Sink};
+use super::sink::{for_each_element, Sink};
 use super::{read_object, Format, FormatReader, Id, Keys, LineShape, SUCCESS_EPS};
 use crate::rollout::Cost;
 
@@ -50,29 +49,20 @@ impl FormatReader for TauBench {
 
     fn document(&mut self, out: &mut Sink<'_>, file: usize, _: Format, bytes: &[u8], open: usize) {
         let defaults = Defaults::for_file(out.name(file));
-        let mut lc = LineCounter::new(bytes);
-        let mut it = elements(bytes, open);
-        let mut read = 0usize;
-        for (i, span) in it.by_ref().enumerate() {
-            match span {
-                Ok(span) => {
-                    read += 1;
-                    let source = source_of(file, &mut lc, span);
-                    match convert(&bytes[span.start..span.end], &defaults) {
-                        Ok(mut d) => {
-                            d.apply(out.options(file));
-                            emit(out, file, &d, None, source);
-                        }
-                        Err(e) => out.reject(file, Some(source.line), format!("element {i}: {e}")),
-                    }
+        let end = for_each_element(
+            out,
+            file,
+            bytes,
+            open,
+            |out, i, source, element| match convert(element, &defaults) {
+                Ok(mut d) => {
+                    d.apply(out.options(file));
+                    emit(out, file, &d, None, source);
                 }
-                Err(e) => {
-                    let line = lc.line_at(bytes.len());
-                    out.reject(file, Some(line), cut_message(&e.to_string(), read));
-                }
-            }
-        }
-        out.trailing(file, bytes, it.closed_at());
+                Err(e) => out.reject(file, Some(source.line), format!("element {i}: {e}")),
+            },
+        );
+        out.trailing(file, bytes, end);
     }
 
     fn reread(&self, _: Format, bytes: &[u8], _success: bool) -> Result<Draft, String> {

@@ -9,7 +9,7 @@ use super::{draft, read_simulation, RunContext, Simulation, Skip};
 use crate::formats::canonical::emit;
 use crate::formats::draft::Draft;
 use crate::formats::scan::{elements, members, skip_ws, LineCounter, Member, Span};
-use crate::formats::sink::{cut_message, source_of, Sink};
+use crate::formats::sink::{for_each_element, source_of, Sink};
 use crate::formats::{Format, FormatReader, ImportOptions, Keys, LineShape};
 use crate::rollout::Source;
 
@@ -270,26 +270,16 @@ fn simulations(
     open: usize,
     ctx: &RunContext,
 ) -> Option<usize> {
-    let mut lc = LineCounter::new(bytes);
-    let mut it = elements(bytes, open);
-    let mut read = 0usize;
-    for (i, span) in it.by_ref().enumerate() {
-        match span {
-            Ok(span) => {
-                read += 1;
-                let source = source_of(file, &mut lc, span);
-                match read_simulation(&bytes[span.start..span.end]) {
-                    Ok(sim) => simulation(out, file, sim, ctx, source),
-                    Err(e) => out.reject(file, Some(source.line), format!("simulations[{i}]: {e}")),
-                }
-            }
-            Err(e) => {
-                let line = lc.line_at(bytes.len());
-                out.reject(file, Some(line), cut_message(&e.to_string(), read));
-            }
-        }
-    }
-    it.closed_at()
+    for_each_element(
+        out,
+        file,
+        bytes,
+        open,
+        |out, i, source, element| match read_simulation(element) {
+            Ok(sim) => simulation(out, file, sim, ctx, source),
+            Err(e) => out.reject(file, Some(source.line), format!("simulations[{i}]: {e}")),
+        },
+    )
 }
 
 fn simulation(out: &mut Sink<'_>, file: usize, sim: Simulation, ctx: &RunContext, source: Source) {
