@@ -565,6 +565,7 @@ mod cli {
                 MaxDepth::Fixed(k) => k.to_string(),
                 MaxDepth::All => "all".to_string(),
             },
+            labels: args.import.options()?.labels,
         };
         let app = find_app(args.app.as_deref())?;
         if args.output.exists()
