@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::formats::canonical::{error_signals_rejection, error_text};
-use crate::rollout::{Corpus, Label};
+use crate::rollout::Corpus;
 
 /// Which rollouts to list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +51,12 @@ pub struct RolloutRow {
     pub success: bool,
     pub fully_executable: bool,
     pub label: Option<String>,
+    /// Where the label came from: `given`, `schema check` or `rule:<id>`.
+    #[serde(default)]
+    pub label_source: Option<String>,
+    /// The rule's one-line rationale, when a label rule gave the label.
+    #[serde(default)]
+    pub label_rationale: Option<String>,
     pub error: Option<String>,
     pub tool: Option<String>,
     pub file: String,
@@ -113,7 +119,18 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
                 fed: r.fed.0,
                 success: r.success,
                 fully_executable: r.fully_executable(),
-                label: f.map(|f| f.label.map_or("unlabeled", Label::as_str).to_string()),
+                label: f.map(|f| match (f.label, f.environment) {
+                    (Some(l), _) => l.as_str().to_string(),
+                    (None, true) => "environment".to_string(),
+                    (None, false) => "unlabeled".to_string(),
+                }),
+                label_source: f
+                    .and_then(|f| f.label_source)
+                    .map(|t| corpus.texts.get(t).to_string()),
+                label_rationale: f
+                    .and_then(|f| f.label_source)
+                    .and_then(|t| corpus.label_rationales.get(corpus.texts.get(t)))
+                    .cloned(),
                 error: f
                     .and_then(|f| f.error)
                     .map(|t| corpus.texts.get(t).to_string()),

@@ -33,6 +33,7 @@
 pub mod browse;
 pub mod formats;
 pub mod ingest;
+pub mod label;
 pub mod plot;
 pub mod report;
 pub mod rollout;

@@ -130,8 +130,14 @@ pub struct Source {
 /// What is known about the first invalid action of a rollout with `FED ≤ T`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FirstFailure {
-    /// `None` counts as "unlabeled".
+    /// `None` counts as "unlabeled" (or as "environment" when `environment` is set).
     pub label: Option<Label>,
+    /// A label rule judged the failure the environment's, not the agent's ([`crate::label`]);
+    /// then `label` is `None`. Counted apart from the paper's five labels.
+    pub environment: bool,
+    /// Interned provenance of the label or the environment verdict: `given`, `schema check` or
+    /// `rule:<id>`; `None` when unlabeled.
+    pub label_source: Option<TextId>,
     /// Interned error text, when the log gave one.
     pub error: Option<TextId>,
     /// Interned tool name of the failing step, when given.
@@ -165,8 +171,67 @@ pub struct ParsedRollout {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedFailure {
     pub label: Option<Label>,
+    /// Labelled `environment`: a fault that was not the agent's (then `label` is `None`).
+    pub environment: bool,
+    /// Where the label (or the environment verdict) came from; `None` while unlabeled.
+    pub source: Option<LabelSource>,
     pub error: Option<String>,
     pub tool: Option<String>,
+    /// The failing step's arguments as compact JSON (cut like the error text), for the label
+    /// rules ([`crate::label`]).
+    pub args: Option<String>,
+    /// Whether the step refers to a value an earlier accepted step used.
+    pub reference: Reference,
+}
+
+/// Whether the failing step refers to a value (an id-like string or path among its arguments)
+/// that an earlier, accepted step of the rollout also used — see [`crate::label::StepContext`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Reference {
+    /// The step has no id-like argument (or no recorded arguments): nothing to tell.
+    #[default]
+    None,
+    /// An id-like argument value appeared in an earlier step's arguments.
+    Seen,
+    /// The step has id-like arguments, none used by an earlier step.
+    Unseen,
+}
+
+/// Where a first failure's label came from.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LabelSource {
+    /// The log's own `label`.
+    Given,
+    /// The tool-schema check rejected the step.
+    SchemaCheck,
+    /// A labelling rule (its id).
+    Rule(String),
+}
+
+impl LabelSource {
+    /// `given`, `schema check` or `rule:<id>`.
+    pub fn name(&self) -> String {
+        match self {
+            LabelSource::Given => "given".to_string(),
+            LabelSource::SchemaCheck => "schema check".to_string(),
+            LabelSource::Rule(id) => format!("rule:{id}"),
+        }
+    }
+
+    /// Reads [`LabelSource::name`] back.
+    pub fn parse(name: &str) -> Option<LabelSource> {
+        match name {
+            "given" => Some(LabelSource::Given),
+            "schema check" => Some(LabelSource::SchemaCheck),
+            _ => name
+                .strip_prefix("rule:")
+                .filter(|id| !id.is_empty())
+                .map(|id| LabelSource::Rule(id.to_string())),
+        }
+    }
 }
 
 /// One scored rollout.
@@ -290,6 +355,12 @@ pub struct Corpus {
     pub diagnostics: Vec<Diagnostic>,
     /// All diagnostics, including those not kept.
     pub diagnostics_total: u64,
+    /// Label rules ([`crate::label`]) were in force for some input file: the report then lists
+    /// where each condition's first-failure labels came from.
+    pub label_rules: bool,
+    /// The rationale of each label rule that labelled a first failure, by provenance name
+    /// (`rule:<id>`): what the rollout browser shows on hover. One entry per rule used.
+    pub label_rationales: std::collections::BTreeMap<String, String>,
 }
 
 impl Corpus {
@@ -341,6 +412,8 @@ impl Corpus {
         let task = self.task_id(dataset, &parsed.task_id);
         let first_failure = parsed.failure.map(|f| FirstFailure {
             label: f.label,
+            environment: f.environment,
+            label_source: f.source.map(|s| self.texts.intern(&s.name())),
             error: f.error.map(|e| self.texts.intern(&e)),
             tool: f.tool.map(|t| self.texts.intern(&t)),
         });

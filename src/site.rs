@@ -25,6 +25,15 @@ pub struct SiteSettings {
     pub seed: String,
     pub level: f64,
     pub max_depth: String,
+    /// The first-failure label rules the report was computed with (absent: the built-in ones).
+    /// The data holds the labels the rules gave (`convert` writes them in), so this matters for
+    /// the failures no rule labelled: with the built-in rules off they stay unlabeled.
+    #[serde(default, skip_serializing_if = "is_default_labels")]
+    pub labels: crate::label::LabelSettings,
+}
+
+fn is_default_labels(l: &crate::label::LabelSettings) -> bool {
+    *l == crate::label::LabelSettings::default()
 }
 
 /// One data file of a site.
@@ -117,7 +126,11 @@ pub fn publish(
     source_diagnostics_total: u64,
     progress: &mut dyn FnMut(crate::report::Progress),
 ) -> Publication {
-    let corpus = crate::ingest::read_files([(DATA_NAME, data)]);
+    let options = crate::formats::ImportOptions {
+        labels: job.labels.clone(),
+        ..Default::default()
+    };
+    let corpus = crate::ingest::read_files_with([(DATA_NAME, data)], &options);
     let report = build_report_full(&corpus, None, settings, progress);
     let (path, served) = if gzip {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());

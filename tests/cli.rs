@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, Report, Settings};
 use serde_json::Value;
 
@@ -24,7 +23,15 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 /// The library's report of the golden input under the name the CLI sees.
 fn library_report(settings: &Settings) -> Report {
     let bytes = std::fs::read(golden_dir().join("small.jsonl")).unwrap();
-    build_report(&read_files([("small.jsonl", &bytes[..])]), settings)
+    // The golden file is the report without the built-in label rules (see tests/golden.rs).
+    let options = prefix_exec::formats::ImportOptions {
+        labels: prefix_exec::label::LabelSettings::off(),
+        ..Default::default()
+    };
+    build_report(
+        &prefix_exec::ingest::read_files_with([("small.jsonl", &bytes[..])], &options),
+        settings,
+    )
 }
 
 fn golden_settings() -> Settings {
@@ -44,6 +51,7 @@ const SCORE: &[&str] = &[
     "1",
     "--json",
     "-",
+    "--no-builtin-labels",
 ];
 
 #[test]

@@ -1,5 +1,7 @@
-//! Golden test: `tests/golden/small.jsonl` scored with `bootstrap: 200, seed: 1` must give exactly
-//! the bytes of `tests/golden/small.report.json`.
+//! Golden test: `tests/golden/small.jsonl` scored with `bootstrap: 200, seed: 1` and without the
+//! built-in label rules must give exactly the bytes of `tests/golden/small.report.json` (the
+//! report as it was before the labeller: switching the rules off reproduces it); with the rules,
+//! those of `tests/golden/small.labelled.report.json`, which differs only in label fields.
 //!
 //! After a deliberate change of the report, regenerate the expected file with
 //!
@@ -15,7 +17,9 @@ mod common;
 use std::path::PathBuf;
 
 use common::wilson_oracle;
-use prefix_exec::ingest::read_files;
+use prefix_exec::formats::ImportOptions;
+use prefix_exec::ingest::read_files_with;
+use prefix_exec::label::LabelSettings;
 use prefix_exec::report::{build_report, Report, Settings};
 use serde_json::Value;
 
@@ -34,16 +38,72 @@ fn golden_settings() -> Settings {
     }
 }
 
-fn golden_report() -> Report {
+fn report_with(labels: LabelSettings) -> Report {
     let input = std::fs::read(path("small.jsonl")).unwrap();
-    let corpus = read_files([("small.jsonl", &input[..])]);
+    let options = ImportOptions {
+        labels,
+        ..ImportOptions::default()
+    };
+    let corpus = read_files_with([("small.jsonl", &input[..])], &options);
     build_report(&corpus, &golden_settings())
+}
+
+fn golden_report() -> Report {
+    report_with(LabelSettings::off())
 }
 
 #[test]
 fn report_matches_the_committed_golden_file() {
-    let actual = golden_report().to_json();
-    let expected_path = path("small.report.json");
+    compare(golden_report(), "small.report.json");
+}
+
+#[test]
+fn labelled_report_matches_its_golden_file() {
+    compare(
+        report_with(LabelSettings::default()),
+        "small.labelled.report.json",
+    );
+}
+
+/// Labels never touch the metrics: with the built-in rules, with none, and with user rules that
+/// label every failure, every number of the report but the label fields is the same.
+#[test]
+fn labels_never_touch_the_metrics() {
+    let user = LabelSettings::parse_user_rules(
+        r#"[{"id":"all","label":"information","error":".","rationale":"test"},
+            {"id":"env","label":"environment","error":"missing","rationale":"test"}]"#,
+    )
+    .unwrap();
+    let strip = |r: Report| {
+        let mut v = serde_json::to_value(r).unwrap();
+        for c in v["conditions"].as_array_mut().unwrap() {
+            let c = c.as_object_mut().unwrap();
+            c.remove("first_failure_labels");
+            c.remove("first_failure_label_sources");
+        }
+        v
+    };
+    let base = strip(report_with(LabelSettings::off()));
+    for labels in [
+        LabelSettings::default(),
+        LabelSettings {
+            builtin: true,
+            rules: user.clone(),
+        },
+        LabelSettings {
+            builtin: false,
+            rules: user,
+        },
+    ] {
+        let report = report_with(labels.clone());
+        assert!(report.identity_violations.is_empty());
+        assert_eq!(strip(report), base, "{labels:?}");
+    }
+}
+
+fn compare(report: Report, name: &str) {
+    let actual = report.to_json();
+    let expected_path = path(name);
     if updating() {
         std::fs::write(&expected_path, &actual).unwrap();
         return;

@@ -86,7 +86,7 @@ fn no_tool_rollouts() {
     // Empty steps = one terminal no-tool action, T = 1.
     // t1 no_tool_ok=true  ✓: FED = 2 (executable), (2−1)/1 = 1
     // t2 no_tool_ok=false ✗: FED = 1, rollout-level label "information"
-    // t3 no_tool_ok absent ✓: FED = 1 (absent means false), unlabeled; recovered
+    // t3 no_tool_ok absent ✓: FED = 1 (absent means false), labelled information by the built-in rule information.no_tool; recovered
     // TER = 1/3, mean FED = (2+1+1)/3 = 4/3, AUC = 1/3, success = 2/3,
     // RR = 1/2, s = 1/1, after = 1/2.
     // PEC(1) = 1/3, n_1 = 3, ff(1) = 2. PEC(2) = 0 with n_2 = 0: elig undefined.
@@ -105,7 +105,7 @@ fn no_tool_rollouts() {
         full=1 succ=2 rr_elig=2 rec=1 rr=1/2 s=1 after=1/2
         k=1 pec=1/3 n_k=3 elig=1/3 surv=1 ff=2 ended=0
         k=2 pec=0 n_k=0 elig=null surv=0 ff=0 ended=3
-        labels: information=1 unlabeled=1
+        labels: information=2
         cost:
         ci: rr
         ",
@@ -116,7 +116,7 @@ fn no_tool_rollouts() {
 fn compact_tuples() {
     // (d, t, m, method, success, oks, no_tool_ok)
     // t1: no tool, allowed ✓ ⇒ T=1, FED=2, 1
-    // t2: no tool, not allowed ✗ ⇒ T=1, FED=1, 0
+    // t2: no tool, not allowed ✗ ⇒ T=1, FED=1, 0 (labelled information: rule information.no_tool)
     // t3: [ok, fail] ✓ ⇒ T=2, FED=2 (last step), 1/2; recovered
     // TER = 1/3, mean FED = 5/3, AUC = (1 + 0 + 1/2)/3 = 1/2, success 2/3, RR = 1/2, s = 1.
     // PEC(1) = #{2,2}/3 = 2/3 (ff: t2); PEC(2) = 0, n_2 = 1 (t3), elig 0/1, ff: t3.
@@ -134,7 +134,7 @@ fn compact_tuples() {
         full=1 succ=2 rr_elig=2 rec=1 rr=1/2 s=1 after=1/2
         k=1 pec=2/3 n_k=3 elig=2/3 surv=2 ff=1 ended=0
         k=2 pec=0 n_k=1 elig=0 surv=0 ff=1 ended=2
-        labels: unlabeled=2
+        labels: information=1 unlabeled=1
         cost:
         ci: rr
         ",

@@ -171,7 +171,7 @@ fn check_against_oracle(rows: &[Ro], c: &ConditionReport, k_max: usize) {
         assert_eq!(p.ended_before, count(&|_, t, _| t < k));
         assert!((p.value - p.survivors as f64 / nf).abs() < TOL);
     }
-    let mut labels = [0u64; 6];
+    let mut labels = [0u64; 7];
     for r in &mine {
         if let Some(slot) = r.label_slot() {
             labels[slot] += 1;

@@ -114,7 +114,7 @@ fn the_rest_of_the_table_2_row() {
     let labels = c.first_failure_labels.entries();
     assert_eq!(labels[0], ("schema", 8));
     assert_eq!(labels[2], ("precondition", 144));
-    assert_eq!(labels[5], ("unlabeled", 38));
+    assert_eq!(labels[6], ("unlabeled", 38));
 }
 
 #[test]

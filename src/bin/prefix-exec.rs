@@ -22,6 +22,7 @@ mod cli {
 
     use prefix_exec::formats::ImportOptions;
     use prefix_exec::ingest::Ingest;
+    use prefix_exec::label::LabelSettings;
     use prefix_exec::report::{build_report_full, table, Settings};
     use prefix_exec::score::MaxDepth;
 
@@ -156,17 +157,39 @@ mod cli {
         /// Do not check steps against the tool definitions a file carries.
         #[arg(long)]
         no_schema_checks: bool,
+        /// First-failure label rules (a JSON array of {id, label, error, tool, except_tool,
+        /// args, dataset, no_tool, reference, rationale}; see docs/metrics.md); they take
+        /// precedence over the built-in rules.
+        #[arg(long, value_name = "FILE")]
+        label_rules: Option<PathBuf>,
+        /// Do not use the built-in label rules: first failures keep only the labels their logs
+        /// (or the schema check) give, as before the labeller existed.
+        #[arg(long)]
+        no_builtin_labels: bool,
     }
 
     impl ImportArgs {
-        fn options(&self) -> ImportOptions {
-            ImportOptions {
+        fn options(&self) -> Result<ImportOptions> {
+            let rules = match &self.label_rules {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    LabelSettings::parse_user_rules(&text)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+                }
+                None => Vec::new(),
+            };
+            Ok(ImportOptions {
                 dataset: self.dataset.clone(),
                 model: self.model.clone(),
                 method: self.method.clone(),
                 exclude_termination: self.exclude_termination.clone(),
                 schema_checks: !self.no_schema_checks,
-            }
+                labels: LabelSettings {
+                    builtin: !self.no_builtin_labels,
+                    rules,
+                },
+            })
         }
     }
 
@@ -287,7 +310,7 @@ mod cli {
             read_file(
                 &mut ingest,
                 path,
-                &args.import.options(),
+                &args.import.options()?,
                 &mut progress,
                 &mut |_| Ok(()),
             )?;
@@ -434,7 +457,7 @@ mod cli {
     /// `convert`: see [`convert_into`].
     fn convert(args: ConvertArgs) -> Result<ExitCode> {
         let mut progress = Progress::new(args.quiet);
-        let options = args.import.options();
+        let options = args.import.options()?;
         let mut out: Box<dyn Write> = if args.output == "-" {
             Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
         } else {
@@ -542,6 +565,7 @@ mod cli {
                 MaxDepth::Fixed(k) => k.to_string(),
                 MaxDepth::All => "all".to_string(),
             },
+            labels: args.import.options()?.labels,
         };
         let app = find_app(args.app.as_deref())?;
         if args.output.exists()
@@ -561,7 +585,7 @@ mod cli {
         let mut data: Vec<u8> = Vec::new();
         let (source, _, written) = convert_into(
             &args.files,
-            &args.import.options(),
+            &args.import.options()?,
             &mut progress,
             &mut data,
         )?;

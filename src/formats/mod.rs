@@ -175,6 +175,8 @@ pub struct ImportOptions {
     pub exclude_termination: Vec<String>,
     /// Check each step against the tool definitions when the file has them.
     pub schema_checks: bool,
+    /// The rules that label first failures without a label of their own.
+    pub labels: crate::label::LabelSettings,
 }
 
 impl Default for ImportOptions {
@@ -185,6 +187,7 @@ impl Default for ImportOptions {
             method: None,
             exclude_termination: Vec::new(),
             schema_checks: true,
+            labels: crate::label::LabelSettings::default(),
         }
     }
 }

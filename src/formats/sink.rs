@@ -9,13 +9,16 @@ use std::sync::Arc;
 
 use super::scan::{elements, skip_ws, LineCounter, Span};
 use super::{FailureSource, FileImport, Format, ImportOptions, ImportSummary, ToolSet};
-use crate::rollout::{Corpus, Diagnostic, ParsedRollout, Source};
+use crate::label::{Labeller, RuleMark};
+use crate::rollout::{Corpus, Diagnostic, LabelSource, ParsedRollout, Source};
 
 /// What the session knows of a file, as readers see it.
 #[derive(Clone, Debug)]
 pub(crate) struct FileMeta {
     pub name: String,
     pub options: ImportOptions,
+    /// The label rules of the options, compiled.
+    pub labeller: Arc<Labeller>,
     /// Resolved already (a later resolution leaves it alone).
     pub resolved: bool,
 }
@@ -94,15 +97,29 @@ impl Sink<'_> {
         self.summary.readback[file].tools = tools;
     }
 
-    /// Adds a parsed canonical rollout to the corpus and counts it.
+    /// Labels the first failure of a parsed canonical rollout with the file's label rules,
+    /// adds the rollout to the corpus and counts it. The mark writes a rule's label into the
+    /// converted line.
     pub fn add(
         &mut self,
         file: usize,
-        parsed: ParsedRollout,
+        mut parsed: ParsedRollout,
         failure_source: Option<FailureSource>,
         termination_reason: Option<&str>,
         source: Source,
-    ) {
+    ) -> RuleMark {
+        let labeller = &self.files[file].labeller;
+        if let Some(f) = parsed.failure.as_mut() {
+            labeller.apply(&parsed.dataset, parsed.no_tool, termination_reason, f);
+        }
+        self.corpus.label_rules |= !labeller.is_empty();
+        if let Some(LabelSource::Rule(id)) = parsed.failure.as_ref().and_then(|f| f.source.as_ref())
+        {
+            let name = format!("rule:{id}");
+            let why = labeller.rationale(&name).unwrap_or_default().to_string();
+            self.corpus.label_rationales.entry(name).or_insert(why);
+        }
+        let mark = RuleMark::of(&parsed);
         self.corpus.add_rollout(parsed, source);
         self.corpus.files[file].rollouts += 1;
         let info = &mut self.summary.files[file];
@@ -116,6 +133,7 @@ impl Sink<'_> {
             *info.termination_reasons.entry(r.to_string()).or_default() += 1;
         }
         self.summary.first_failure_sources.push(failure_source);
+        mark
     }
 
     /// Whether converted lines are kept.

@@ -399,9 +399,17 @@ impl Ingest {
 
 /// Reads whole in-memory files; a convenience for tests and small inputs.
 pub fn read_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Corpus {
+    read_files_with(files, &ImportOptions::default())
+}
+
+/// [`read_files`] with the same import options for every file.
+pub fn read_files_with<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    options: &ImportOptions,
+) -> Corpus {
     let mut ingest = Ingest::new();
     for (name, bytes) in files {
-        let f = ingest.begin_file(name);
+        let f = ingest.begin_file_with(name, options.clone());
         ingest.push(f, bytes);
         ingest.end_file(f);
     }

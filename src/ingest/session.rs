@@ -8,6 +8,7 @@
 use crate::formats::sink::{FileMeta, Output, Sink};
 use crate::formats::summary::Readback;
 use crate::formats::{readers, FileImport, Format, FormatReader, ImportOptions, ImportSummary};
+use crate::label::Labeller;
 use crate::rollout::{Corpus, Diagnostic, Source};
 
 use super::framing::strip_bom;
@@ -75,8 +76,12 @@ impl Session {
             schema_checks: options.schema_checks,
             ..Readback::default()
         });
+        // Options are checked where they are made (CLI, app settings); rules that still do not
+        // compile label nothing rather than failing the file.
+        let labeller = Labeller::new(&options.labels).unwrap_or_else(|_| Labeller::none());
         self.files.push(FileMeta {
             name: name.to_string(),
+            labeller: std::sync::Arc::new(labeller),
             options,
             resolved: false,
         });

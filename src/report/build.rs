@@ -8,7 +8,7 @@ use super::{
     PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
 use crate::formats::ImportSummary;
-use crate::rollout::Corpus;
+use crate::rollout::{ConditionId, Corpus};
 use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth, MAX_BOOTSTRAP_BYTES};
 use crate::stats::bootstrap::{
     bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
@@ -119,6 +119,7 @@ pub fn build_report_full(
     // Sources are reported only when a schema check ever ran into a failure: otherwise every
     // first failure is the environment's and the split says nothing.
     let any_schema = sources.iter().any(|s| s.schema_check > 0);
+    let label_sources = corpus.label_rules.then(|| label_sources(corpus));
     let conditions: Vec<ConditionReport> = agg
         .conditions
         .iter()
@@ -134,6 +135,9 @@ pub fn build_report_full(
                     schema_check: s.schema_check,
                     environment: s.environment,
                 });
+            c.first_failure_label_sources = label_sources
+                .as_ref()
+                .map(|by_condition| by_condition.get(&m.condition).cloned().unwrap_or_default());
             c
         })
         .collect();
@@ -246,6 +250,7 @@ fn condition_report(
             precondition: nonzero(m.labels[2]),
             state: nonzero(m.labels[3]),
             information: nonzero(m.labels[4]),
+            environment: nonzero(m.labels[6]),
             unlabeled: nonzero(m.labels[5]),
         },
         cost: CostOut {
@@ -255,7 +260,23 @@ fn condition_report(
         },
         pass_hat: Vec::new(),
         first_failure_sources: None,
+        first_failure_label_sources: None,
     }
+}
+
+/// First failures by label provenance (`given`, `schema check`, `rule:<id>`, `none`), per
+/// condition.
+fn label_sources(corpus: &Corpus) -> BTreeMap<ConditionId, BTreeMap<String, u64>> {
+    let mut out: BTreeMap<ConditionId, BTreeMap<String, u64>> = BTreeMap::new();
+    for r in &corpus.rollouts {
+        let Some(f) = &r.first_failure else { continue };
+        let name = f.label_source.map_or("none", |t| corpus.texts.get(t));
+        *out.entry(r.condition)
+            .or_default()
+            .entry(name.to_string())
+            .or_default() += 1;
+    }
+    out
 }
 
 /// Groups larger than this get no automatic paired comparisons (every unordered pair of 20,000

@@ -6,8 +6,9 @@
 use super::{ConditionReport, Violation};
 use crate::stats::IDENTITY_TOLERANCE;
 
-/// Checks, per condition: `0 ≤ TER ≤ AUC-PEC ≤ 1`; `RR-Eligible = N(1 − TER)`; label counts sum
-/// to RR-Eligible; PEC non-increasing in k and in [0, 1]; `0 ≤ PEC_elig ≤ 1`; eq. 7
+/// Checks, per condition: `0 ≤ TER ≤ AUC-PEC ≤ 1`; `RR-Eligible = N(1 − TER)`; the five label
+/// counts + environment + unlabeled sum to RR-Eligible (and so do the label sources, when
+/// reported); PEC non-increasing in k and in [0, 1]; `0 ≤ PEC_elig ≤ 1`; eq. 7
 /// `PEC(k) = (n_k/N)·PEC_elig(k)` where `n_k > 0`; eq. 12 `P(Y) = q·s + (1 − q)·r` for
 /// `0 < q < 1`; every interval ordered.
 pub fn check_identities(conditions: &[ConditionReport]) -> Vec<Violation> {
@@ -46,6 +47,15 @@ pub fn check_identities(conditions: &[ConditionReport]) -> Vec<Violation> {
                 "first-failure labels sum to RR-Eligible",
                 format!("labels {labels}, RR-Eligible {}", c.rr_eligible),
             );
+        }
+        if let Some(sources) = &c.first_failure_label_sources {
+            let total: u64 = sources.values().sum();
+            if total != c.rr_eligible {
+                fail(
+                    "first-failure label sources sum to RR-Eligible",
+                    format!("sources {total}, RR-Eligible {}", c.rr_eligible),
+                );
+            }
         }
         let mut previous = 1.0;
         for p in &c.pec {

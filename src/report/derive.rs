@@ -24,7 +24,8 @@ pub fn fmt_percent_change(change: f64, decimals: usize) -> String {
     format!("{sign}{:.decimals$}%", (change * 100.0).abs())
 }
 
-/// First-failure labels with their share of RR-Eligible: `(name, count, share)`, non-zero only.
+/// First-failure labels with their share of RR-Eligible: `(name, count, share)`, non-zero only
+/// (`environment` included).
 pub fn label_shares(c: &ConditionReport) -> Vec<(&'static str, u64, f64)> {
     c.first_failure_labels
         .entries()
@@ -32,6 +33,46 @@ pub fn label_shares(c: &ConditionReport) -> Vec<(&'static str, u64, f64)> {
         .filter(|(_, n)| *n > 0)
         .map(|(name, n)| (name, n, n as f64 / c.rr_eligible.max(1) as f64))
         .collect()
+}
+
+/// The agent's first failures split by label — the paper's five and "unlabeled" — each with
+/// its share of the agent's first failures (RR-Eligible without the environment's faults, which
+/// are shown apart): `(name, count, share)`, non-zero only.
+pub fn agent_label_shares(c: &ConditionReport) -> Vec<(&'static str, u64, f64)> {
+    let agent = c.first_failure_labels.agent_failures();
+    c.first_failure_labels
+        .entries()
+        .into_iter()
+        .filter(|(name, n)| *n > 0 && *name != "environment")
+        .map(|(name, n)| (name, n, n as f64 / agent.max(1) as f64))
+        .collect()
+}
+
+/// Where a condition's first-failure labels came from, summed by kind — `rule` (any label
+/// rule), `given`, `schema check`, `none` — as text, largest first; `None` when the report has
+/// no sources (label rules were off).
+pub fn label_source_summary(c: &ConditionReport) -> Option<String> {
+    let sources = c.first_failure_label_sources.as_ref()?;
+    let mut kinds: Vec<(&str, u64)> = Vec::new();
+    for (name, n) in sources {
+        let kind = if name.starts_with("rule:") {
+            "rules"
+        } else {
+            name.as_str()
+        };
+        match kinds.iter_mut().find(|k| k.0 == kind) {
+            Some(k) => k.1 += n,
+            None => kinds.push((kind, *n)),
+        }
+    }
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    Some(
+        kinds
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 /// The outcome decomposition (eq. 12) in one plain sentence.

@@ -162,6 +162,11 @@ pub struct ConditionReport {
     /// the logged call, or the environment's own verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failure_sources: Option<FailureSources>,
+    /// Where the first failures' labels came from — `given` (the log's own label), `schema
+    /// check`, `rule:<id>` (a label rule), `none` (unlabeled) — present when label rules were in
+    /// force. The counts sum to RR-Eligible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure_label_sources: Option<std::collections::BTreeMap<String, u64>>,
 }
 
 /// First failures by source; they sum to RR-Eligible.
@@ -203,21 +208,38 @@ pub struct LabelCounts {
     pub state: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub information: Option<u64>,
+    /// Faults a label rule judged the environment's (a 503, a timeout, a rate limit): not one of
+    /// the paper's five labels and not part of their split, but counted here so that every
+    /// first failure is counted once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unlabeled: Option<u64>,
 }
 
 impl LabelCounts {
-    /// (name, count) in tie-break order, then "unlabeled"; zero counts included.
-    pub fn entries(&self) -> [(&'static str, u64); 6] {
+    /// (name, count) in tie-break order, then "environment" and "unlabeled"; zero counts
+    /// included. They sum to RR-Eligible.
+    pub fn entries(&self) -> [(&'static str, u64); 7] {
         [
             ("schema", self.schema.unwrap_or(0)),
             ("dependency", self.dependency.unwrap_or(0)),
             ("precondition", self.precondition.unwrap_or(0)),
             ("state", self.state.unwrap_or(0)),
             ("information", self.information.unwrap_or(0)),
+            ("environment", self.environment.unwrap_or(0)),
             ("unlabeled", self.unlabeled.unwrap_or(0)),
         ]
+    }
+
+    /// The agent's first failures: RR-Eligible without the environment's. The paper's five-way
+    /// split (and the labeller's coverage) is over these.
+    pub fn agent_failures(&self) -> u64 {
+        self.entries()
+            .iter()
+            .filter(|e| e.0 != "environment")
+            .map(|e| e.1)
+            .sum()
     }
 }
 

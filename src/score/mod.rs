@@ -60,8 +60,9 @@ pub struct ConditionMetrics {
     pub eligible: Vec<u64>,
     /// `#{FED = k ≤ T}` for `k = 1..=K`: first failures at depth k.
     pub first_failures_at: Vec<u64>,
-    /// First-failure label counts, in [`crate::rollout::Label::ALL`] order, then "unlabeled".
-    pub labels: [u64; 6],
+    /// First-failure label counts, in [`crate::rollout::Label::ALL`] order, then "unlabeled",
+    /// then "environment" (faults that were not the agent's, apart from the five).
+    pub labels: [u64; 7],
     /// Per cost field (tokens, latency_s, usd): sum (in ascending order of values) and count.
     pub cost: [(f64, u64); 3],
     /// Longest horizon in the condition.
@@ -323,7 +324,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
             survivors: vec![0; k_max],
             eligible: vec![0; k_max],
             first_failures_at: vec![0; k_max],
-            labels: [0; 6],
+            labels: [0; 7],
             cost: [(0.0, 0); 3],
             max_horizon: 0,
             task_trials: Vec::new(),
@@ -382,7 +383,11 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
             fed_hist[(r.fed.0 as usize).min(k_max + 1)] += 1;
             horizon_hist[(r.horizon as usize).min(k_max + 1)] += 1;
             if let Some(f) = &r.first_failure {
-                let slot = f.label.map_or(5, |l| l as usize);
+                let slot = match (f.label, f.environment) {
+                    (Some(l), _) => l as usize,
+                    (None, true) => 6,
+                    (None, false) => 5,
+                };
                 m.labels[slot] += 1;
                 if (r.fed.0 as usize) <= k_max {
                     m.first_failures_at[r.fed.0 as usize - 1] += 1;

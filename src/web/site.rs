@@ -117,6 +117,8 @@ async fn open_site(session: Session, manifest: SiteManifest) {
         agrees: None,
     }));
     let s = &manifest.settings;
+    // The site's label rules, before its files are added (they take the session's rules).
+    session.labels.set(s.labels.clone());
     session.settings.set(JobSettings {
         bootstrap: s.bootstrap,
         seed: s.seed.clone(),

@@ -69,6 +69,8 @@ pub struct Session {
     pub site: RwSignal<Option<SiteState>>,
     /// Tool-schema checks on (the default) or off, for every file.
     pub schema_checks: RwSignal<bool>,
+    /// The first-failure label rules for every file (built-in on by default, user rules).
+    pub labels: RwSignal<crate::label::LabelSettings>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
@@ -125,6 +127,7 @@ impl Session {
             notice: RwSignal::new(None),
             site: RwSignal::new(None),
             schema_checks: RwSignal::new(true),
+            labels: RwSignal::new(crate::label::LabelSettings::default()),
             results,
             bridge: StoredValue::new_local(Bridge {
                 worker: None,
@@ -181,6 +184,7 @@ impl Session {
                     size: file.size(),
                     options: crate::formats::ImportOptions {
                         schema_checks: self.schema_checks.get_untracked(),
+                        labels: self.labels.get_untracked(),
                         ..Default::default()
                     },
                 })
@@ -220,6 +224,18 @@ impl Session {
         self.files
             .update(|f| f.iter_mut().for_each(|e| e.options.schema_checks = on));
         self.schema_checks.set(on);
+        self.recompute();
+    }
+
+    /// Sets the first-failure label rules of every file and recomputes (labels never change a
+    /// metric, only the label counts and the rollout browser's labels).
+    pub fn set_labels(&self, labels: crate::label::LabelSettings) {
+        if self.labels.get_untracked() == labels {
+            return;
+        }
+        self.files
+            .update(|f| f.iter_mut().for_each(|e| e.options.labels = labels.clone()));
+        self.labels.set(labels);
         self.recompute();
     }
 

@@ -138,14 +138,27 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
             data.push(b'\n');
         }
         let diagnostics = ingest.finish().diagnostics_total;
-        Ok::<_, String>((data, rollouts, diagnostics, state.settings.clone()))
+        // The app sets the same label rules for every file.
+        let labels = state
+            .options
+            .first()
+            .map(|o| o.labels.clone())
+            .unwrap_or_default();
+        Ok::<_, String>((
+            data,
+            rollouts,
+            diagnostics,
+            (state.settings.clone(), labels),
+        ))
     })?;
+    let (job, labels) = job;
     let settings = job.to_settings()?;
     let site_settings = crate::site::SiteSettings {
         bootstrap: job.bootstrap,
         seed: job.seed.clone(),
         level: job.level,
         max_depth: job.max_depth.clone(),
+        labels,
     };
     let publication = crate::site::publish(
         &data,

@@ -128,13 +128,18 @@ impl Ro {
     }
 
     /// The first-failure label slot (0..5 in tie-break order, 5 = unlabeled), when `FED ≤ T`.
+    /// The rollout's slot in [`prefix_exec::report::LabelCounts::entries`] (with the built-in
+    /// label rules, which label only the error-less no-tool rollouts here).
     pub fn label_slot(&self) -> Option<usize> {
         let (t, fed) = self.horizon_fed();
         if fed > t {
             return None;
         }
         let name = if self.steps.is_empty() {
-            self.label.clone()
+            // An unlabeled rollout without tool calls gets the built-in rule information.no_tool.
+            self.label
+                .clone()
+                .or_else(|| Some("information".to_string()))
         } else {
             let c = self.steps.chars().nth(fed as usize - 1).unwrap();
             step_label(c).map(str::to_string)
@@ -145,7 +150,8 @@ impl Ro {
             Some("precondition") => 2,
             Some("state") => 3,
             Some("information") => 4,
-            _ => 5,
+            // 5 is "environment": no generated rollout is the environment's.
+            _ => 6,
         })
     }
 }

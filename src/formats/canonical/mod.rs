@@ -45,15 +45,20 @@ use std::fmt;
 use std::sync::Arc;
 
 pub(crate) use reader::{emit, Canonical};
-use wire::{failure_source, is_rejected, parse_wire, CheckedStep};
+use wire::{failure_of_step, failure_source, is_rejected, parse_wire, CheckedStep};
 
 use super::scan::{elements, members, skip_ws};
 use super::{FailureSource, ToolSet};
-use crate::rollout::Label;
+use crate::label::StepContext;
+use crate::rollout::{Label, LabelSource};
 pub use crate::rollout::{ParsedFailure, ParsedRollout};
 
 /// Longest error text kept per rollout; the full text stays in the file.
 pub const MAX_ERROR_CHARS: usize = 500;
+
+/// A step's arguments longer than this (file contents, not references) are not read for the
+/// label rules' context.
+pub const MAX_CONTEXT_ARGS_BYTES: usize = 64 * 1024;
 
 /// Why a line was not accepted. Messages say what to change.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,6 +229,7 @@ fn schema_fold(
         return Ok(());
     };
     let mut first: Option<(u32, ParsedFailure, FailureSource)> = None;
+    let mut context = StepContext::new();
     for (i, span) in elements(bytes, steps.start).enumerate() {
         let span = span.map_err(|e| LineError::Json(format!("steps: {e}")))?;
         let step: CheckedStep = serde_json::from_slice(&bytes[span.start..span.end])
@@ -234,9 +240,14 @@ fn schema_fold(
             .as_deref()
             .and_then(|t| tools.check(t, step.args.as_ref()).err());
         if let Some(message) = schema {
+            let error = truncate_chars(message, MAX_ERROR_CHARS);
             let failure = ParsedFailure {
                 label: Some(Label::Schema),
-                error: Some(truncate_chars(message, MAX_ERROR_CHARS)),
+                environment: false,
+                source: Some(LabelSource::SchemaCheck),
+                reference: context.reference(step.args.as_ref(), Some(&error)),
+                args: (step.args.as_ref()).map(|a| truncate_chars(a.to_string(), MAX_ERROR_CHARS)),
+                error: Some(error),
                 tool: step.tool,
             };
             first = Some((depth, failure, FailureSource::SchemaCheck));
@@ -244,13 +255,22 @@ fn schema_fold(
         }
         if is_rejected(step.ok, step.error.as_ref()) {
             let source = failure_source(step.check.as_deref());
-            let failure = ParsedFailure {
-                label: step.label.map(|l| l.0),
-                error: step.error.and_then(|e| e.text),
-                tool: step.tool,
-            };
+            let mut failure = failure_of_step(
+                step.label,
+                step.label_source.as_deref(),
+                step.error,
+                step.tool,
+                step.args.as_ref(),
+                &context,
+            );
+            if source == FailureSource::SchemaCheck && failure.label.is_some() {
+                failure.source = Some(LabelSource::SchemaCheck);
+            }
             first = Some((depth, failure, source));
             break;
+        }
+        if let Some(args) = &step.args {
+            context.observe(args);
         }
     }
     match first {

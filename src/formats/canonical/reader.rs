@@ -24,9 +24,9 @@ pub(crate) fn emit(
     match parse_line_ext(line.as_bytes(), &mut LineContext::new(false)) {
         Ok(CanonicalLine::Rollout(parsed, extra)) => {
             let reason = extra.termination_reason.as_deref();
-            out.add(file, parsed, extra.failure_source, reason, source);
+            let mark = out.add(file, parsed, extra.failure_source, reason, source);
             if out.converting() {
-                out.output(file, line, false);
+                out.output(file, mark.annotate(line), false);
             }
         }
         Ok(CanonicalLine::Tools(_)) => {}
@@ -123,9 +123,9 @@ impl FormatReader for Canonical {
                     }
                 });
                 let reason = extra.termination_reason.as_deref();
-                out.add(file, parsed, extra.failure_source, reason, source);
+                let mark = out.add(file, parsed, extra.failure_source, reason, source);
                 if let Some(line) = converted {
-                    out.output(file, line, false);
+                    out.output(file, mark.annotate(line), false);
                 }
             }
             Err(e) => out.reject(file, Some(source.line), e.to_string()),

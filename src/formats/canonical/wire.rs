@@ -6,12 +6,14 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use super::MAX_CONTEXT_ARGS_BYTES;
 use super::{
     error_signals_rejection, error_text, truncate_chars, LineError, LineExtra, ParsedFailure,
     ParsedRollout, MAX_ERROR_CHARS,
 };
 use crate::formats::FailureSource;
-use crate::rollout::{Cost, Label};
+use crate::label::{StepContext, Verdict};
+use crate::rollout::{Cost, LabelSource};
 
 /// A step as the schema check reads it: the verdict fields and the call itself.
 #[derive(Deserialize)]
@@ -27,7 +29,39 @@ pub(super) struct CheckedStep {
     #[serde(default)]
     pub(super) label: Option<WireLabel>,
     #[serde(default)]
+    pub(super) label_source: Option<String>,
+    #[serde(default)]
     pub(super) check: Option<String>,
+}
+
+/// The failure of a rejected step, with the label context of the accepted steps before it.
+pub(super) fn failure_of_step(
+    label: Option<WireLabel>,
+    label_source: Option<&str>,
+    error: Option<WireError>,
+    tool: Option<String>,
+    args: Option<&serde_json::Value>,
+    context: &StepContext,
+) -> ParsedFailure {
+    let error = error.and_then(|e| e.text);
+    let verdict = label.map(|l| l.0);
+    ParsedFailure {
+        label: match verdict {
+            Some(Verdict::Label(l)) => Some(l),
+            _ => None,
+        },
+        environment: verdict == Some(Verdict::Environment),
+        // A label written by an earlier `convert` keeps the provenance it recorded.
+        source: verdict.map(|_| {
+            label_source
+                .and_then(LabelSource::parse)
+                .unwrap_or(LabelSource::Given)
+        }),
+        reference: context.reference(args, error.as_deref()),
+        args: args.map(|a| truncate_chars(a.to_string(), MAX_ERROR_CHARS)),
+        error,
+        tool,
+    }
 }
 
 pub(super) fn failure_source(check: Option<&str>) -> FailureSource {
@@ -92,6 +126,8 @@ struct WireRollout {
     #[serde(default)]
     label: Option<WireLabel>,
     #[serde(default)]
+    label_source: Option<String>,
+    #[serde(default)]
     cost: Option<Object<WireCost>>,
     #[serde(default)]
     meta: Option<WireMeta>,
@@ -124,11 +160,14 @@ impl WireRollout {
             if self.no_tool_ok.unwrap_or(false) {
                 (1, 2, None)
             } else {
-                let failure = ParsedFailure {
-                    label: self.label.map(|l| l.0),
-                    error: None,
-                    tool: None,
-                };
+                let failure = failure_of_step(
+                    self.label,
+                    self.label_source.as_deref(),
+                    None,
+                    None,
+                    None,
+                    &StepContext::new(),
+                );
                 (1, 1, Some(failure))
             }
         } else {
@@ -143,6 +182,12 @@ impl WireRollout {
         } else {
             failure_source
         };
+        let mut failure = failure;
+        if let (Some(f), Some(FailureSource::SchemaCheck)) = (failure.as_mut(), failure_source) {
+            if f.label.is_some() {
+                f.source = Some(LabelSource::SchemaCheck);
+            }
+        }
         let extra = LineExtra {
             failure_source,
             termination_reason: self.meta.and_then(|m| m.termination_reason),
@@ -288,16 +333,17 @@ impl<'de> Deserialize<'de> for WireSuccess {
     }
 }
 
-/// A first-failure label name.
-pub(super) struct WireLabel(pub(super) Label);
+/// A first-failure label name: one of the paper's five, or `environment` (a fault that was not
+/// the agent's).
+pub(super) struct WireLabel(pub(super) Verdict);
 
 impl<'de> Deserialize<'de> for WireLabel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        Label::parse(&name).map(WireLabel).ok_or_else(|| {
+        Verdict::parse(&name).map(WireLabel).ok_or_else(|| {
             de::Error::custom(format!(
                 "unknown label {name:?}; expected one of schema, dependency, precondition, \
-                 state, information (or leave it out)"
+                 state, information, environment (or leave it out)"
             ))
         })
     }
@@ -333,7 +379,7 @@ impl Expecting for WireCost {
     const EXPECTING: &'static str = "an object {tokens, latency_s, usd}";
 }
 
-impl Expecting for WireStep {
+impl Expecting for WireStep<'_> {
     const EXPECTING: &'static str = "a step object {tool, args, ok, error, label}";
 }
 
@@ -393,19 +439,34 @@ impl<'de> Deserialize<'de> for WireSteps {
                     first_failure: None,
                     first_check: None,
                 };
-                while let Some(Object(step)) = seq.next_element::<Object<WireStep>>()? {
+                // The label context of the accepted steps so far (bounded: StepContext).
+                let mut context = StepContext::new();
+                while let Some(Object(step)) = seq.next_element::<Object<WireStep<'de>>>()? {
                     steps.count = steps
                         .count
                         .checked_add(1)
                         .ok_or_else(|| de::Error::custom("more than 2^32 steps"))?;
-                    if steps.first_failure.is_none() && step.rejected() {
+                    if steps.first_failure.is_some() {
+                        continue;
+                    }
+                    // Arguments that do not read as values (a huge number) give no context.
+                    let args = step
+                        .args
+                        .filter(|a| a.get().len() <= MAX_CONTEXT_ARGS_BYTES)
+                        .and_then(|a| serde_json::from_str::<serde_json::Value>(a.get()).ok());
+                    if step.rejected() {
                         steps.first_check = step.check;
-                        let failure = ParsedFailure {
-                            label: step.label.map(|l| l.0),
-                            error: step.error.and_then(|e| e.text),
-                            tool: step.tool,
-                        };
+                        let failure = failure_of_step(
+                            step.label,
+                            step.label_source.as_deref(),
+                            step.error,
+                            step.tool,
+                            args.as_ref(),
+                            &context,
+                        );
                         steps.first_failure = Some((steps.count, failure));
+                    } else if let Some(args) = &args {
+                        context.observe(args);
                     }
                 }
                 Ok(steps)
@@ -416,25 +477,30 @@ impl<'de> Deserialize<'de> for WireSteps {
 }
 
 #[derive(Deserialize)]
-struct WireStep {
+struct WireStep<'a> {
     #[serde(default)]
     tool: Option<String>,
-    /// Not scored, but named so that a repeated `args` is refused like any repeated key (the
-    /// rollout browser shows the arguments, and two would be ambiguous).
-    #[serde(default)]
-    #[allow(dead_code)]
-    args: Option<de::IgnoredAny>,
+    /// Not scored; read for the label rules' context, borrowed raw: only the steps up to the
+    /// first failure are read into values (short ones, see [`MAX_CONTEXT_ARGS_BYTES`]), and a
+    /// number no double holds (`1e400`) is legal here and must not fail the line. Named, too,
+    /// so that a repeated `args` is refused like any repeated key (the rollout browser shows
+    /// the arguments, and two would be ambiguous).
+    #[serde(default, borrow)]
+    args: Option<&'a serde_json::value::RawValue>,
     #[serde(default)]
     ok: Option<bool>,
     #[serde(default)]
     error: Option<WireError>,
     #[serde(default)]
     label: Option<WireLabel>,
+    /// Where `label` came from, as an earlier `convert` recorded it.
+    #[serde(default)]
+    label_source: Option<String>,
     #[serde(default)]
     check: Option<String>,
 }
 
-impl WireStep {
+impl WireStep<'_> {
     fn rejected(&self) -> bool {
         is_rejected(self.ok, self.error.as_ref())
     }

@@ -1,11 +1,12 @@
-//! First-failure labels: counts and shares per condition as a stacked bar; they sum to
-//! RR-Eligible. Diagnostic only: no metric depends on them.
+//! First-failure labels: the agent's first failures per condition as a stacked bar of the
+//! paper's five labels (and "unlabeled"); the environment's faults are counted apart. With the
+//! environment they sum to RR-Eligible. Diagnostic only: no metric depends on them.
 
 use leptos::prelude::*;
 
 use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::plot::color_hex;
-use crate::report::derive::label_shares;
+use crate::report::derive::{agent_label_shares, label_source_summary};
 use crate::web::view_state::ViewState;
 
 fn label_color(name: &str) -> String {
@@ -34,7 +35,9 @@ pub fn Labels() -> impl IntoView {
             page_of(&visible(&r, &view), PAGE_ROWS)
                 .into_iter()
                 .map(|c| {
-                    let shares = label_shares(c);
+                    let shares = agent_label_shares(c);
+                    let environment = c.first_failure_labels.environment.unwrap_or(0);
+                    let sources = label_source_summary(c).unwrap_or_default();
                     let segments = shares
                         .iter()
                         .map(|(name, n, share)| {
@@ -56,8 +59,10 @@ pub fn Labels() -> impl IntoView {
                         <tr>
                             <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
                             <td class="num">{c.rr_eligible}</td>
+                            <td class="num" data-testid="label-environment">{environment}</td>
                             <td class="bar-cell"><div class="stacked">{segments}</div></td>
-                            <td>{if text.is_empty() { "no failed prefix".to_string() } else { text }}</td>
+                            <td data-testid="label-counts">{if text.is_empty() { "no failed prefix of the agent's".to_string() } else { text }}</td>
+                            <td class="muted">{sources}</td>
                         </tr>
                     }
                 })
@@ -67,7 +72,7 @@ pub fn Labels() -> impl IntoView {
     view! {
         <div>
             <Filters/>
-            <p class="hint">"The label of the first invalid action of each failed rollout (tie-break: schema, dependency, precondition, state, information). Counts sum to RR-Eligible."</p>
+            <p class="hint">"The label of the first invalid action of each failed rollout (tie-break: schema, dependency, precondition, state, information), from the log, the schema check or a label rule (see Settings). Faults of the environment (server errors, timeouts, rate limits) are counted apart and are not in the five-way split; shares are of the agent's first failures. Environment + the agent's = RR-Eligible."</p>
             <div class="legend">{legend}</div>
             <div class="table-wrap">
                 <table class="data" data-testid="label-table">
@@ -75,8 +80,10 @@ pub fn Labels() -> impl IntoView {
                         <tr>
                             <th scope="col">"Condition"</th>
                             <th scope="col" class="num">"RR-Eligible"</th>
-                            <th scope="col">"Shares"</th>
+                            <th scope="col" class="num" title="First failures a label rule judged the environment's, not the agent's">"Environment"</th>
+                            <th scope="col">"Shares of the agent's"</th>
                             <th scope="col">"Counts"</th>
+                            <th scope="col">"Label sources"</th>
                         </tr>
                     </thead>
                     <tbody>{rows}</tbody>

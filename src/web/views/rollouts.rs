@@ -98,7 +98,10 @@ pub fn Rollouts() -> impl IntoView {
                         <td class="num">{r.fed}</td>
                         <td>{if r.success { "yes" } else { "no" }}</td>
                         <td>{status}</td>
-                        <td>{r.label.clone().unwrap_or_default()}</td>
+                        <td
+                            data-testid="rollout-label"
+                            title=label_title(r)
+                        >{r.label.clone().unwrap_or_default()}</td>
                         <td class="error-text">{r.error.clone().unwrap_or_default()}</td>
                     </tr>
                 }
@@ -229,5 +232,15 @@ pub fn Rollouts() -> impl IntoView {
                 {detail}
             </div>
         </div>
+    }
+}
+
+/// The hover text of a first-failure label: where it came from and, for a label rule, why.
+fn label_title(r: &crate::browse::RolloutRow) -> String {
+    match (&r.label_source, &r.label_rationale) {
+        (Some(source), Some(why)) if !why.is_empty() => format!("{source}: {why}"),
+        (Some(source), _) => source.clone(),
+        (None, _) if r.label.is_some() => "no label rule matched".to_string(),
+        (None, _) => String::new(),
     }
 }

@@ -85,6 +85,19 @@ pub fn SettingsPanel() -> impl IntoView {
                     prop:checked=move || session.schema_checks.get()
                     on:change=move |e| session.set_schema_checks(event_target_checked(&e))
                 />
+                <label for="set-builtin-labels">"Built-in label rules"</label>
+                <input
+                    id="set-builtin-labels"
+                    type="checkbox"
+                    data-testid="settings-builtin-labels"
+                    title="Label first failures the logs leave unlabeled with the built-in rules (docs/metrics.md)"
+                    prop:checked=move || session.labels.get().builtin
+                    on:change=move |e| {
+                        let mut next = session.labels.get_untracked();
+                        next.builtin = event_target_checked(&e);
+                        session.set_labels(next);
+                    }
+                />
                 <label for="set-ci">"Intervals"</label>
                 <input
                     id="set-ci"
@@ -94,6 +107,58 @@ pub fn SettingsPanel() -> impl IntoView {
                     on:change=move |e| view.intervals.set(event_target_checked(&e))
                 />
             </div>
+            <LabelRules/>
         </section>
+    }
+}
+
+/// The user's label rules as JSON: applied with the button, refused with the reason when they
+/// do not compile. They take precedence over the built-in rules.
+#[component]
+fn LabelRules() -> impl IntoView {
+    let session = expect_context::<Session>();
+    let text = RwSignal::new(rules_text(&session.labels.get_untracked().rules));
+    let problem = RwSignal::new(None::<String>);
+    let apply = move |_| {
+        let t = text.get_untracked();
+        let parsed = if t.trim().is_empty() {
+            Ok(Vec::new())
+        } else {
+            crate::label::LabelSettings::parse_user_rules(&t)
+        };
+        match parsed {
+            Ok(rules) => {
+                problem.set(None);
+                let mut next = session.labels.get_untracked();
+                next.rules = rules;
+                session.set_labels(next);
+            }
+            Err(e) => problem.set(Some(e)),
+        }
+    };
+    view! {
+        <details class="label-rules">
+            <summary>"Label rules (JSON)"</summary>
+            <p class="hint">
+                "A JSON array of rules {id, label, error, tool, except_tool, args, dataset, termination, no_tool, reference, rationale}; patterns are case-insensitive regular expressions. They take precedence over the built-in rules."
+            </p>
+            <textarea
+                rows="6"
+                data-testid="settings-label-rules"
+                placeholder=r#"[{"id": "mine", "label": "state", "error": "quota", "rationale": "why"}]"#
+                prop:value=move || text.get()
+                on:input=move |e| text.set(event_target_value(&e))
+            ></textarea>
+            <button data-testid="settings-label-rules-apply" on:click=apply>"Apply rules"</button>
+            {move || problem.get().map(|p| view! { <p class="error" data-testid="settings-label-rules-error">{p}</p> })}
+        </details>
+    }
+}
+
+fn rules_text(rules: &[crate::label::RuleSpec]) -> String {
+    if rules.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string_pretty(rules).unwrap_or_default()
     }
 }
