@@ -2,7 +2,7 @@
 //!
 //! Researchers hold the files their benchmark wrote, not canonical JSONL. Each format is one
 //! module here (a file, or a small folder when it has several parts) implementing
-//! [`FormatReader`]; [`readers`] lists them, and the ingest pipeline ([`crate::ingest`]) asks
+//! `FormatReader`; `readers` lists them, and the ingest pipeline ([`crate::ingest`]) asks
 //! them in that order to recognise a file, then hands them its lines or its document. So the
 //! CLI (`prefix-exec score` and `prefix-exec convert`) and the browser app share one reading:
 //!
@@ -17,15 +17,15 @@
 //! JSONL and BFCL files stream line by line, the JSON documents (tau-bench, tau2) are buffered
 //! per file and converted when the file ends, and what needs several files — pairing a BFCL
 //! result with its score file, a tau2 `results.json` with its simulation files — is resolved
-//! when the input ends ([`FormatReader::resolve`]). Every importer renders each rollout as a
-//! canonical line ([`draft`]) that the canonical parser then reads (`canonical::emit`), so
+//! when the input ends (`FormatReader::resolve`). Every importer renders each rollout as a
+//! canonical line (`draft`) that the canonical parser then reads (`canonical::emit`), so
 //! converting and scoring cannot disagree. The exact per-format rules are in each module's
 //! documentation and in `docs/formats.md`.
 //!
-//! Below the formats, shared by them: [`draft`] (the common rollout shape), [`scan`] (spans of
-//! a JSON document without parsing it), [`pyrepr`] (Python reprs in BFCL logs),
-//! [`schema_check`] (tool-schema prefix checks), [`object`] (ids, one located JSON object).
-//! [`sink`] is what a reader writes to; [`summary`] what the importers found beside the corpus.
+//! Below the formats, shared by them: `draft` (the common rollout shape), `scan` (spans of
+//! a JSON document without parsing it), `pyrepr` (Python reprs in BFCL logs),
+//! [`schema_check`] (tool-schema prefix checks), `object` (ids, one located JSON object).
+//! `sink` is what a reader writes to; [`summary`] what the importers found beside the corpus.
 //!
 //! Nothing is dropped silently: excluded rollouts (by termination reason), skipped inference
 //! errors and rollouts without tool outputs are counted per file, both in a file diagnostic and

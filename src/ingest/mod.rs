@@ -1,8 +1,8 @@
 //! Ingest: byte chunks in, a [`Corpus`] of rollouts and diagnostics out.
 //!
 //! The pipeline, one way: bytes → [`framing`] (lines, BOM, chunk boundaries) → [`sniff`]
-//! (binary or text; which format, asking each [`crate::formats::FormatReader`]) → the format's
-//! reader (through the [`session`], which keeps per-file state and resolves what needs several
+//! (binary or text; which format, asking each `crate::formats::FormatReader`) → the format's
+//! reader (through the `session`, which keeps per-file state and resolves what needs several
 //! files) → [`Corpus::add_rollout`].
 //!
 //! [`Ingest`] accepts any number of files, each as a sequence of byte chunks, and never fails as

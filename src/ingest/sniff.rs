@@ -1,5 +1,5 @@
-//! What a file is, from its first bytes: binary or text ([`binary_kind`]), and which format
-//! reads it ([`sniff`], asking each [`FormatReader`] in registry order).
+//! What a file is, from its first bytes: binary or text (`binary_kind`), and which format
+//! reads it (`sniff`, asking each `FormatReader` in registry order).
 //!
 //! Format detection by content, never by file name: browsers hand over files under any name
 //! (`results (3).json`, `download.txt`), and the same `.json` extension covers JSON Lines and
