@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl schema_check report)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl schema_check report inspect)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
@@ -41,8 +41,13 @@ seeds() { # target → fuzz/seeds/<target>
       printf '%s' "$SEP" 'cd' "$SEP" '{"folder":"a"}' >> "$d/openai"
       printf '%s' '{"get_user":{"name":"get_user","params":{"type":"object","properties":{"id":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"$ref":"#/properties/id"}}}}}}' > "$d/tau2"
       printf '%s' "$SEP" 'get_user' "$SEP" '{"id":-1,"tags":[1,"x"]}' >> "$d/tau2" ;;
+    inspect)
+      cp "$FX"/inspect/*.json "$FX"/inspect/*.eval "$d"/
+      { python3 -c 'import json,sys; h=json.load(open(sys.argv[1])); [h.pop(k) for k in ("samples","reductions")]; print(json.dumps(h))' "$FX"/inspect/log.json
+        printf '%s' "$SEP"
+        python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["samples"][0]))' "$FX"/inspect/log.json; } > "$d/header-and-sample" ;;
     report)
-      for s in canonical tau_bench tau2 bfcl; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
+      for s in canonical tau_bench tau2 bfcl inspect; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
       { cat tests/golden/small.jsonl; printf '%s' "$SEP"; cat "$FX"/tau-bench/*.json; printf '%s' "$SEP"
         cat "$FX"/canonical/tools.jsonl; } > "$d/mixed" ;;
   esac

@@ -17,6 +17,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "bfcl" => harness::check_bfcl,
         "schema_check" => harness::check_schema,
         "report" => harness::check_report,
+        "inspect" => harness::check_inspect,
         other => panic!("no fuzz target {other:?}"),
     }
 }
@@ -51,6 +52,7 @@ fn grown_fuzz_corpora_pass_every_check() {
         "bfcl",
         "schema_check",
         "report",
+        "inspect",
     ] {
         let Ok(dir) = std::fs::read_dir(Path::new(&root).join(target)) else {
             continue;
@@ -58,5 +60,26 @@ fn grown_fuzz_corpora_pass_every_check() {
         for entry in dir {
             check(target)(&std::fs::read(entry.unwrap().path()).unwrap());
         }
+    }
+}
+
+/// The Inspect harness on the hand-made fixtures (its fuzz seeds): a `.json` log, a `.eval`
+/// archive, a crashed run, and a header + sample pair wrapped in built archives.
+#[test]
+fn inspect_checks_hold_on_the_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/inspect");
+    for name in ["log.json", "log.eval", "crashed.eval"] {
+        harness::check_inspect(&std::fs::read(dir.join(name)).unwrap());
+    }
+    // (serde_json has no NaN; the header's NaN stderr does not matter here.)
+    let text = std::fs::read_to_string(dir.join("log.json")).unwrap();
+    let log: serde_json::Value = serde_json::from_str(&text.replace("NaN", "null")).unwrap();
+    let mut header = log.clone();
+    header.as_object_mut().unwrap().remove("samples");
+    for sample in log["samples"].as_array().unwrap() {
+        let mut data = serde_json::to_vec(&header).unwrap();
+        data.extend_from_slice(harness::FILE_SEP);
+        data.extend_from_slice(&serde_json::to_vec(sample).unwrap());
+        harness::check_inspect(&data);
     }
 }

@@ -166,6 +166,21 @@ mod cli {
         /// (or the schema check) give, as before the labeller existed.
         #[arg(long)]
         no_builtin_labels: bool,
+        /// Inspect logs: the scorer whose value decides success (default: the log's first
+        /// result score).
+        #[arg(long, value_name = "NAME")]
+        scorer: Option<String>,
+        /// Inspect logs: the score value that means success (e.g. I for a scorer whose I means
+        /// "safe"); other string values mean failure.
+        #[arg(long, value_name = "VALUE")]
+        success_value: Option<String>,
+        /// Inspect logs: numeric scores succeed at or above this (default 1.0).
+        #[arg(long, value_name = "X")]
+        threshold: Option<f64>,
+        /// Inspect logs: keep samples that errored (sandbox or provider crash) as failures
+        /// instead of excluding them.
+        #[arg(long)]
+        keep_errored: bool,
     }
 
     impl ImportArgs {
@@ -188,6 +203,13 @@ mod cli {
                 labels: LabelSettings {
                     builtin: !self.no_builtin_labels,
                     rules,
+                },
+                inspect: prefix_exec::formats::inspect::InspectOptions {
+                    scorer: self.scorer.clone(),
+                    success_value: self.success_value.clone(),
+                    threshold: self.threshold,
+                    keep_errored: self.keep_errored,
+                    ..Default::default()
                 },
             })
         }
@@ -383,6 +405,15 @@ mod cli {
             File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let id = ingest.begin_file_with(&name, options.clone());
+        // A zip (an Inspect .eval log) is read by offset: its table of contents is at its end.
+        let mut magic = [0u8; 4];
+        let n = file.read(&mut magic).unwrap_or(0);
+        if magic[..n] == *prefix_exec::ingest::ZIP_MAGIC {
+            progress.show(&format!("reading {name} (an archive)"));
+            ingest.read_archive(id, &mut file);
+            return after_chunk(ingest);
+        }
+        ingest.push(id, &magic[..n]);
         let mut buf = vec![0u8; 1 << 20];
         loop {
             let n = file

@@ -12,6 +12,7 @@
 //! | tau-bench (v1) | JSON array of `{task_id, trial, reward, info, traj}` | [`tau_bench`] |
 //! | tau2-bench / τ³-bench | `Results` object, array of simulations, or directory form | [`tau2`] |
 //! | BFCL multi-turn | `…_result.json` lines + the run's `…_score.json` | [`bfcl`] |
+//! | Inspect AI logs | `.json` log (streamed sample by sample) or `.eval` zip (random access) | [`inspect`] |
 //!
 //! Files are recognised by content (`crate::ingest::sniff`, asking each reader); canonical
 //! JSONL and BFCL files stream line by line, the JSON documents (tau-bench, tau2) are buffered
@@ -51,6 +52,7 @@
 pub mod bfcl;
 pub mod canonical;
 pub(crate) mod draft;
+pub mod inspect;
 pub(crate) mod object;
 pub(crate) mod pyrepr;
 pub(crate) mod scan;
@@ -65,6 +67,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use inspect::RandomAccess;
 pub(crate) use object::{read_object, Id};
 pub use schema_check::ToolSet;
 pub use summary::{FileImport, ImportSummary, SourceCounts};
@@ -142,6 +145,30 @@ pub(crate) trait FormatReader {
     /// Forgets what file `file` (a repeat of an earlier file) left waiting for another file.
     fn forget(&mut self, _file: usize) {}
 
+    /// Recognises a file that is streamed to the reader chunk by chunk (neither line by line
+    /// nor buffered whole), from its first bytes (at most the sniffing probe: the decision must
+    /// not depend on chunking).
+    fn recognise_stream(&self, _probe: &[u8]) -> Option<Format> {
+        None
+    }
+
+    /// The next chunk of a streamed file (see [`FormatReader::recognise_stream`]).
+    fn chunk(&mut self, _out: &mut Sink<'_>, _file: usize, _format: Format, _bytes: &[u8]) {}
+
+    /// The end of a streamed file.
+    fn end(&mut self, _out: &mut Sink<'_>, _file: usize, _format: Format) {}
+
+    /// A zip archive, read by random access. `Err` (saying what the zip is) when this reader
+    /// does not read it; nothing was added then.
+    fn archive(
+        &mut self,
+        _out: &mut Sink<'_>,
+        _file: usize,
+        _src: &mut dyn RandomAccess,
+    ) -> Result<(), String> {
+        Err("a zip archive".to_string())
+    }
+
     /// One rollout re-read from the bytes at its `Source`, for a viewer (names and success are
     /// then set from the corpus).
     fn reread(&self, format: Format, bytes: &[u8], success: bool) -> Result<draft::Draft, String>;
@@ -155,6 +182,7 @@ pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
         Box::new(canonical::Canonical::default()),
         Box::new(tau_bench::TauBench),
         Box::new(tau2::Tau2::default()),
+        Box::new(inspect::Inspect::default()),
     ]
 }
 
@@ -162,7 +190,7 @@ pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
 pub const SUCCESS_EPS: f64 = 1e-6;
 
 /// Per-file import settings: overrides of the names a format implies, exclusions, checks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ImportOptions {
     /// Replaces the dataset of every rollout of the file.
@@ -177,6 +205,8 @@ pub struct ImportOptions {
     pub schema_checks: bool,
     /// The rules that label first failures without a label of their own.
     pub labels: crate::label::LabelSettings,
+    /// Inspect AI logs: the scorer, success value and threshold, errored samples.
+    pub inspect: inspect::InspectOptions,
 }
 
 impl Default for ImportOptions {
@@ -188,6 +218,7 @@ impl Default for ImportOptions {
             exclude_termination: Vec::new(),
             schema_checks: true,
             labels: crate::label::LabelSettings::default(),
+            inspect: inspect::InspectOptions::default(),
         }
     }
 }
@@ -204,11 +235,13 @@ pub enum Format {
     Tau2Simulation,
     BfclResult,
     BfclScore,
+    InspectJson,
+    InspectEval,
 }
 
 impl Format {
     /// Every format, in the order detection failures list them.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 10] = [
         Format::Canonical,
         Format::TauBench,
         Format::Tau2Results,
@@ -217,6 +250,8 @@ impl Format {
         Format::Tau2Simulation,
         Format::BfclResult,
         Format::BfclScore,
+        Format::InspectJson,
+        Format::InspectEval,
     ];
 
     /// A short name.
@@ -230,6 +265,8 @@ impl Format {
             Format::Tau2Simulation => "tau2 simulation file (directory form)",
             Format::BfclResult => "BFCL result",
             Format::BfclScore => "BFCL score",
+            Format::InspectJson => "Inspect log (.json)",
+            Format::InspectEval => "Inspect log (.eval)",
         }
     }
 
@@ -244,6 +281,8 @@ impl Format {
             Format::Tau2Simulation => "tau2 directory-form simulation ({id, task_id, messages, reward_info})",
             Format::BfclResult => "BFCL result (JSON lines {id, result, inference_log})",
             Format::BfclScore => "BFCL score (JSON lines, first {accuracy, correct_count, total_count})",
+            Format::InspectJson => "Inspect AI log (a JSON object {version, status, eval, …, samples})",
+            Format::InspectEval => "Inspect AI .eval archive (a zip with header.json and samples/)",
         }
     }
 }

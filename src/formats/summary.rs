@@ -24,6 +24,9 @@ pub struct FileImport {
     /// Rollouts whose tool outputs the file does not have (BFCL without `inference_log`): their
     /// steps carry no verdict and count as executed.
     pub without_tool_outputs: u64,
+    /// Inspect samples left out (errored, or without a usable score), each reason said in a
+    /// file diagnostic.
+    pub excluded_samples: u64,
     /// Rollouts whose first failure came from the tool-schema check.
     pub schema_first_failures: u64,
     /// Rollouts whose first failure came from the environment's verdict.

@@ -36,6 +36,9 @@ use crate::rollout::{Corpus, InputFile, Rollout};
 use framing::{count_lines, Line, LineSplitter};
 use session::Session;
 use sniff::{binary_kind, sniff, Sniff, PROBE};
+
+/// The first bytes of a zip archive's first entry (an Inspect `.eval` log is a zip).
+pub const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 use xxhash_rust::xxh3::Xxh3;
 
 /// Handle of a file being read.
@@ -61,6 +64,11 @@ enum Reader {
     },
     /// A whole JSON document, buffered until the file ends.
     Document(Vec<u8>),
+    /// Streamed to its format's reader chunk by chunk (an Inspect `.json` log).
+    Stream(Format),
+    /// A zip archive pushed in chunks, buffered until the file ends, then read by random access
+    /// from memory ([`Ingest::read_archive`] reads one from its file instead).
+    Archive(Vec<u8>),
     Ended,
     /// A binary file: reported once, its bytes counted and dropped.
     Skipped,
@@ -184,9 +192,14 @@ impl Ingest {
                 });
                 corpus.files[i].bytes = splitter.bytes();
             }
-            Reader::Document(bytes) => {
+            Reader::Document(bytes) | Reader::Archive(bytes) => {
                 bytes.extend_from_slice(chunk);
                 self.corpus.files[i].bytes = bytes.len() as u64;
+            }
+            Reader::Stream(format) => {
+                let format = *format;
+                self.corpus.files[i].bytes += chunk.len() as u64;
+                self.session.chunk(&mut self.corpus, i, format, chunk);
             }
             Reader::Ended => {}
             Reader::Skipped => self.corpus.files[i].bytes += chunk.len() as u64,
@@ -199,6 +212,18 @@ impl Ingest {
         let Reader::Detecting(head) = &mut self.readers[i] else {
             return;
         };
+        // A streamed format is told by the probe alone, like every detection.
+        if let Some(format) = self
+            .session
+            .recognise_stream(&head[..head.len().min(PROBE)])
+        {
+            let head = std::mem::take(head);
+            self.session.set_format(i, format, true);
+            self.readers[i] = Reader::Stream(format);
+            self.corpus.files[i].bytes = 0;
+            self.push(file, &head);
+            return;
+        }
         match sniff(head, eof, self.session.readers()) {
             Sniff::NeedMore => {}
             Sniff::Document => {
@@ -224,21 +249,65 @@ impl Ingest {
         let Reader::Detecting(head) = &self.readers[i] else {
             return false;
         };
+        if head.starts_with(ZIP_MAGIC) {
+            // Possibly an Inspect `.eval` log: decided from its table of contents, at its end.
+            if let Reader::Detecting(bytes) = std::mem::replace(&mut self.readers[i], Reader::Ended)
+            {
+                self.readers[i] = Reader::Archive(bytes);
+            }
+            return true;
+        }
         let Some(kind) = binary_kind(&head[..head.len().min(PROBE)]) else {
             return false;
         };
+        self.not_rollout_data(i, kind);
+        self.readers[i] = Reader::Skipped;
+        true
+    }
+
+    /// Says a file is `kind`, not rollout data, and counts it as an error.
+    fn not_rollout_data(&mut self, i: usize, kind: &str) {
         let name = self.corpus.files[i].name.clone();
         self.corpus.files[i].errors += 1;
         self.corpus.push_diagnostic(crate::rollout::Diagnostic {
             file: name,
             line: None,
             message: format!(
-                "this is {kind}, not rollout data; expected JSON Lines or a benchmark's JSON \
-                 results (see docs/format.md); the file was skipped"
+                "this is {kind}, not rollout data; expected JSON Lines, a benchmark's JSON \
+                 results or an Inspect log (see docs/format.md); the file was skipped"
             ),
         });
-        self.readers[i] = Reader::Skipped;
-        true
+    }
+
+    /// Reads a zip archive (an Inspect `.eval` log) of file `file` by random access, without
+    /// buffering it: its table of contents, then one entry at a time. The CLI and the browser's
+    /// worker use it for files starting with [`ZIP_MAGIC`]; nothing may have been pushed for
+    /// the file. Ends the file.
+    pub fn read_archive(&mut self, file: FileId, src: &mut dyn crate::formats::RandomAccess) {
+        let i = file.index();
+        if !matches!(self.readers.get(i), Some(Reader::Detecting(h)) if h.is_empty()) {
+            return;
+        }
+        let size = src.size();
+        self.corpus.files[i].bytes = size;
+        // Repeats are told by the archive's tail (its table of contents, holding every entry's
+        // CRC) and its size, without reading it all.
+        let mut tail = vec![0u8; size.min(1 << 16) as usize];
+        let n = src
+            .read_at(size - tail.len() as u64, &mut tail)
+            .unwrap_or(0);
+        self.marks[i].hasher.update(&tail[..n]);
+        self.marks[i].hasher.update(&size.to_le_bytes());
+        self.readers[i] = Reader::Ended;
+        if let Err(kind) = self.session.archive(&mut self.corpus, i, src) {
+            self.not_rollout_data(i, &kind);
+            return;
+        }
+        if let Some(original) = self.repeated(i) {
+            self.take_back(i, original);
+            return;
+        }
+        self.session.end_file(&mut self.corpus, i);
     }
 
     /// Ends a file: a last line without a line break is read now, and a buffered document is
@@ -251,10 +320,13 @@ impl Ingest {
         if let Reader::Detecting(head) = &self.readers[i] {
             // A file shorter than the probe has not been looked at yet.
             if head.len() < PROBE && self.skip_if_binary(file) {
-                self.readers[i] = Reader::Ended;
-                return;
+                if !matches!(self.readers[i], Reader::Archive(_)) {
+                    self.readers[i] = Reader::Ended;
+                    return;
+                }
+            } else {
+                self.detect(file, true);
             }
-            self.detect(file, true);
         }
         if matches!(self.readers[i], Reader::Ended) {
             return;
@@ -279,6 +351,14 @@ impl Ingest {
                 info.bytes = bytes.len() as u64;
                 info.lines = count_lines(&bytes);
                 self.session.document(&mut self.corpus, i, &bytes);
+            }
+            Reader::Stream(format) => self.session.end_stream(&mut self.corpus, i, format),
+            Reader::Archive(bytes) => {
+                self.corpus.files[i].bytes = bytes.len() as u64;
+                if let Err(kind) = self.session.archive(&mut self.corpus, i, &mut &bytes[..]) {
+                    self.not_rollout_data(i, &kind);
+                    return;
+                }
             }
             Reader::Detecting(_) | Reader::Ended => return,
             Reader::Skipped => {

@@ -185,6 +185,56 @@ impl Session {
         });
     }
 
+    /// The format a reader streams chunk by chunk, recognised from a file's first bytes.
+    pub(crate) fn recognise_stream(&self, probe: &[u8]) -> Option<Format> {
+        self.readers.iter().find_map(|r| r.recognise_stream(probe))
+    }
+
+    /// A chunk of a streamed file.
+    pub(crate) fn chunk(&mut self, corpus: &mut Corpus, file: usize, format: Format, bytes: &[u8]) {
+        if let Some(r) = self.reader_of(format) {
+            self.with_reader(corpus, r, |reader, sink| {
+                reader.chunk(sink, file, format, bytes)
+            });
+        }
+    }
+
+    /// The end of a streamed file.
+    pub(crate) fn end_stream(&mut self, corpus: &mut Corpus, file: usize, format: Format) {
+        if let Some(r) = self.reader_of(format) {
+            self.with_reader(corpus, r, |reader, sink| reader.end(sink, file, format));
+        }
+    }
+
+    /// A zip archive: the first reader that reads it does. `Err` (what the zip is) when none
+    /// does; nothing was added then.
+    pub(crate) fn archive(
+        &mut self,
+        corpus: &mut Corpus,
+        file: usize,
+        src: &mut dyn crate::formats::RandomAccess,
+    ) -> Result<(), String> {
+        let mut kind = "a zip archive".to_string();
+        for r in 0..self.readers.len() {
+            let Some(&format) = self.readers[r].formats().last() else {
+                continue;
+            };
+            let mut result = Err(String::new());
+            self.with_reader(corpus, r, |reader, sink| {
+                result = reader.archive(sink, file, src)
+            });
+            match result {
+                Ok(()) => {
+                    self.set_format(file, format, true);
+                    return Ok(());
+                }
+                Err(e) if !e.is_empty() => kind = e,
+                Err(_) => {}
+            }
+        }
+        Err(kind)
+    }
+
     /// Forgets a file that repeats the earlier file `original`: whatever it left waiting for
     /// another file, and the per-rollout side tables from rollout index `rollouts` and converted
     /// line `converted` on. Its format is cleared so no later pairing picks it up.
@@ -270,7 +320,9 @@ impl Session {
                 info.without_tool_outputs
             ));
         }
-        let explained = !info.excluded.is_empty() || info.skipped_inference_errors > 0;
+        let explained = !info.excluded.is_empty()
+            || info.skipped_inference_errors > 0
+            || info.excluded_samples > 0;
         let holds_none = info.format.is_some_and(|format| {
             self.reader_of(format)
                 .is_some_and(|r| !self.readers[r].holds_rollouts(format))

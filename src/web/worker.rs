@@ -66,6 +66,49 @@ fn read_all(file: &File) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// A dropped file read by offset (a zip's table of contents is at its end): each read is a
+/// `FileReaderSync` read of a slice.
+struct FileAccess<'a> {
+    file: &'a File,
+    reader: &'a FileReaderSync,
+}
+
+impl crate::formats::inspect::RandomAccess for FileAccess<'_> {
+    fn size(&self) -> u64 {
+        self.file.size() as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = (offset + buf.len() as u64).min(self.size());
+        if offset >= end {
+            return Ok(0);
+        }
+        let failed = || std::io::Error::other(format!("cannot read {}", self.file.name()));
+        let blob = self
+            .file
+            .slice_with_f64_and_f64(offset as f64, end as f64)
+            .map_err(|_| failed())?;
+        let buffer = self
+            .reader
+            .read_as_array_buffer(&blob)
+            .map_err(|_| failed())?;
+        let array = js_sys::Uint8Array::new(&buffer);
+        let n = array.length() as usize;
+        array.copy_to(&mut buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Whether a dropped file is a zip archive (an Inspect `.eval` log), from its first bytes.
+fn is_zip(file: &File, reader: &FileReaderSync) -> bool {
+    let mut head = [0u8; 4];
+    let mut access = FileAccess { file, reader };
+    matches!(
+        crate::formats::inspect::RandomAccess::read_at(&mut access, 0, &mut head),
+        Ok(4)
+    ) && head[..] == *crate::ingest::ZIP_MAGIC
+}
+
 /// Fetches one of the app's own files (relative to the worker script, i.e. the app's root).
 async fn fetch_own(path: &str) -> Result<Vec<u8>, String> {
     let response =
@@ -124,9 +167,19 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
         let state = s.as_ref().ok_or("nothing is loaded")?;
         let mut ingest = Ingest::converting();
         let mut data = Vec::new();
+        let reader =
+            FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
         for (i, (file, name)) in state.files.iter().zip(&state.names).enumerate() {
             let options = state.options.get(i).cloned().unwrap_or_default();
             let id = ingest.begin_file_with(name, options);
+            if is_zip(file, &reader) {
+                let mut access = FileAccess {
+                    file,
+                    reader: &reader,
+                };
+                ingest.read_archive(id, &mut access);
+                continue;
+            }
             ingest.push(id, &read_all(file)?);
             ingest.end_file(id);
         }
@@ -333,6 +386,25 @@ fn compute(
         let name = names.get(i).cloned().unwrap_or_else(|| file.name());
         let id = ingest.begin_file_with(&name, options.get(i).cloned().unwrap_or_default());
         let size = file.size();
+        if is_zip(file, &reader) {
+            // Read by offset, one entry at a time, never whole.
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            ingest.read_archive(id, &mut access);
+            done += size;
+            if now() - last > PROGRESS_MS {
+                last = now();
+                post(&FromWorker::Progress {
+                    job,
+                    phase: "parse".to_string(),
+                    done: done as u64,
+                    total: total as u64,
+                });
+            }
+            continue;
+        }
         let mut at = 0.0;
         while at < size {
             let end = (at + CHUNK).min(size);

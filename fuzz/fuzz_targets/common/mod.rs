@@ -234,3 +234,74 @@ pub fn check_report(data: &[u8]) {
         parse_steps(&line).expect("a read-back line shows its steps");
     }
 }
+
+/// Every rollout reads back through the rollout viewer as the rollout that was scored.
+fn assert_reads_back(files: &[(&str, &[u8])], corpus: &Corpus, summary: &ImportSummary) {
+    for (i, r) in corpus.rollouts.iter().enumerate().take(64) {
+        let bytes = files[r.source.file as usize].1;
+        let start = r.source.offset as usize;
+        let end = start + r.source.len as usize;
+        let line = summary
+            .rollout_line(corpus, i, &bytes[start..end])
+            .expect("a scored rollout's line reads back");
+        let again = parse_line(line.as_bytes()).expect("a read-back line parses");
+        assert_eq!(
+            (again.horizon, again.fed),
+            (r.horizon, r.fed.0),
+            "viewer and score disagree"
+        );
+        parse_steps(&line).expect("a read-back line shows its steps");
+    }
+}
+
+/// The Inspect AI reader. The input is read (1) as one file, whole and in chunks — a `.json`
+/// log, a `.eval` zip, or anything else — and, for a zip, (2) by random access, which must
+/// agree with pushing it; then (3) its parts (`header` FILE_SEP `sample`) are wrapped in `.eval`
+/// archives with DEFLATE and zstd entries, which must read alike. Every rollout reads back.
+pub fn check_inspect(data: &[u8]) {
+    use prefix_exec::formats::inspect::archive::build_zip;
+    let files = [("log.eval", data)];
+    let (corpus, summary) = ingest_both_ways(&files, true);
+    assert_consistent(&corpus);
+    assert_reads_back(&files, &corpus, &summary);
+    if data.starts_with(prefix_exec::ingest::ZIP_MAGIC) {
+        let mut ingest = Ingest::new();
+        let f = ingest.begin_file("log.eval");
+        ingest.read_archive(f, &mut &data[..]);
+        let random = ingest.finish();
+        assert_eq!(
+            random.rollouts, corpus.rollouts,
+            "random access changed the rollouts"
+        );
+        assert_eq!(random.diagnostics, corpus.diagnostics);
+    }
+    let parts = split_files(data, 2);
+    let sample = parts.get(1).copied().unwrap_or(b"{}");
+    let entries: [(&str, &[u8]); 2] = [
+        ("header.json", parts[0]),
+        ("samples/1_epoch_1.json", sample),
+    ];
+    let mut readings = Vec::new();
+    for method in [8u16, 93] {
+        let zip = build_zip(&entries, method, None);
+        let files = [("built.eval", &zip[..])];
+        let (corpus, summary) = ingest_both_ways(&files, true);
+        assert_consistent(&corpus);
+        assert_reads_back(&files, &corpus, &summary);
+        // Everything but where each entry sits in the archive (the compressed sizes differ).
+        let rollouts: Vec<_> = corpus
+            .rollouts
+            .into_iter()
+            .map(|mut r| {
+                r.source.offset = 0;
+                r.source.len = 0;
+                r
+            })
+            .collect();
+        readings.push((rollouts, corpus.diagnostics));
+    }
+    assert_eq!(
+        readings[0], readings[1],
+        "DEFLATE and zstd entries read differently"
+    );
+}

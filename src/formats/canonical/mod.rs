@@ -44,7 +44,7 @@ mod wire;
 use std::fmt;
 use std::sync::Arc;
 
-pub(crate) use reader::{emit, Canonical};
+pub(crate) use reader::{emit, emit_line, Canonical};
 use wire::{failure_of_step, failure_source, is_rejected, parse_wire, CheckedStep};
 
 use super::scan::{elements, members, skip_ws};

@@ -20,7 +20,12 @@ pub(crate) fn emit(
     tools: Option<&ToolSet>,
     source: Source,
 ) {
-    let line = draft.render(tools);
+    emit_line(out, file, draft.render(tools), source);
+}
+
+/// Adds an importer's rendered draft (a canonical line) through the canonical parser; for a
+/// reader that drops the draft first (a large rollout is then not held twice).
+pub(crate) fn emit_line(out: &mut Sink<'_>, file: usize, line: String, source: Source) {
     match parse_line_ext(line.as_bytes(), &mut LineContext::new(false)) {
         Ok(CanonicalLine::Rollout(parsed, extra)) => {
             let reason = extra.termination_reason.as_deref();

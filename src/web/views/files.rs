@@ -50,7 +50,7 @@ pub fn FilesPanel() -> impl IntoView {
                     <input
                         type="file"
                         multiple
-                        accept=".jsonl,.json,.txt,application/json"
+                        accept=".jsonl,.json,.txt,.eval,application/json"
                         data-testid="file-input"
                         class="visually-hidden"
                         on:change=on_pick
@@ -179,6 +179,37 @@ fn FileOptions(id: u32) -> impl IntoView {
                 },
             )}
             <p class="hint">"Excluded rollouts are counted under Input problems."</p>
+            <fieldset class="inspect-options">
+                <legend>"Inspect logs"</legend>
+                {field("Scorer", "file-scorer", |o| o.inspect.scorer.clone().unwrap_or_default(), |o, v| {
+                    o.inspect.scorer = Some(v.trim().to_string()).filter(|s| !s.is_empty())
+                })}
+                {field(
+                    "Success value (e.g. I when I means success)",
+                    "file-success-value",
+                    |o| o.inspect.success_value.clone().unwrap_or_default(),
+                    |o, v| o.inspect.success_value = Some(v.trim().to_string()).filter(|s| !s.is_empty()),
+                )}
+                {field(
+                    "Numeric threshold (default 1)",
+                    "file-threshold",
+                    |o| o.inspect.threshold.map(|t| t.to_string()).unwrap_or_default(),
+                    |o, v| o.inspect.threshold = v.trim().parse::<f64>().ok().filter(|t| t.is_finite()),
+                )}
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        data-testid="file-keep-errored"
+                        prop:checked=move || current().inspect.keep_errored
+                        on:change=move |e| {
+                            let mut o = current();
+                            o.inspect.keep_errored = event_target_checked(&e);
+                            session.set_file_options(id, o);
+                        }
+                    />
+                    " Keep errored samples as failures"
+                </label>
+            </fieldset>
         </details>
     }
 }

@@ -1,0 +1,424 @@
+//! `.eval` archives: zip files read by random access, one entry at a time.
+//!
+//! A zip's table of contents (the central directory) is at its end, so the archive is read
+//! through [`RandomAccess`]: the CLI reads a file by offset, the browser's worker slices its
+//! `File` (`FileReaderSync`), and a buffered archive (bytes pushed to `Ingest`) is a slice. The
+//! [`zip`] crate reads the central directory and hands over each entry's raw bytes; entries are
+//! decompressed here (stored, DEFLATE, or zstd — Inspect's default from 0.3.206 — with the
+//! pure-Rust `ruzstd`), each capped at [`MAX_ENTRY_BYTES`] so a zip bomb is refused with a
+//! message instead of exhausting memory, and checked against its CRC-32.
+
+use std::io::{self, Read, Seek, SeekFrom};
+
+use zip::CompressionMethod;
+
+/// The most bytes one entry may decompress to (the same cap as a canonical line's).
+pub const MAX_ENTRY_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A file read by offset.
+pub trait RandomAccess {
+    /// The file's size in bytes.
+    fn size(&self) -> u64;
+    /// Reads `buf.len()` bytes at `offset` (fewer only at the end of the file).
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
+}
+
+impl RandomAccess for &[u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
+        let n = buf.len().min(self.len() - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl RandomAccess for std::fs::File {
+    fn size(&self) -> u64 {
+        self.metadata().map(|m| m.len()).unwrap_or(0)
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        self.seek(SeekFrom::Start(offset))?;
+        let mut n = 0;
+        while n < buf.len() {
+            match self.read(&mut buf[n..])? {
+                0 => break,
+                k => n += k,
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// `Read + Seek` over a [`RandomAccess`], reading ahead in blocks (a browser slice read costs a
+/// call into JavaScript, so small reads are batched).
+struct Seekable<'a> {
+    src: &'a mut dyn RandomAccess,
+    pos: u64,
+    block: Vec<u8>,
+    block_at: u64,
+}
+
+const BLOCK: usize = 256 * 1024;
+
+impl Read for Seekable<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let size = self.src.size();
+        if self.pos >= size || out.is_empty() {
+            return Ok(0);
+        }
+        let in_block =
+            self.pos >= self.block_at && self.pos < self.block_at + self.block.len() as u64;
+        if !in_block {
+            if out.len() >= BLOCK {
+                let n = self.src.read_at(self.pos, out)?;
+                self.pos += n as u64;
+                return Ok(n);
+            }
+            self.block.resize(BLOCK, 0);
+            let n = self.src.read_at(self.pos, &mut self.block)?;
+            self.block.truncate(n);
+            self.block_at = self.pos;
+            if n == 0 {
+                return Ok(0);
+            }
+        }
+        let at = (self.pos - self.block_at) as usize;
+        let n = out.len().min(self.block.len() - at);
+        out[..n].copy_from_slice(&self.block[at..at + n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for Seekable<'_> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let size = self.src.size() as i128;
+        let target = match to {
+            SeekFrom::Start(n) => n as i128,
+            SeekFrom::End(d) => size + d as i128,
+            SeekFrom::Current(d) => self.pos as i128 + d as i128,
+        };
+        if target < 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "seek before the start",
+            ));
+        }
+        self.pos = target as u64;
+        Ok(self.pos)
+    }
+}
+
+/// One entry of the archive, as the central directory describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub name: String,
+    index: usize,
+    /// Offset of the entry's local header, and the length from there to its data's end (what a
+    /// viewer re-reads, [`entry_from_local`]).
+    pub header_start: u64,
+    pub record_len: u64,
+    pub size: u64,
+}
+
+/// An open archive.
+pub(crate) struct Archive<'a> {
+    zip: zip::ZipArchive<Seekable<'a>>,
+    pub entries: Vec<Entry>,
+    /// The most bytes one entry may decompress to.
+    pub cap: u64,
+}
+
+impl<'a> Archive<'a> {
+    /// Reads the central directory.
+    pub(crate) fn open(src: &'a mut dyn RandomAccess) -> Result<Archive<'a>, String> {
+        let seekable = Seekable {
+            src,
+            pos: 0,
+            block: Vec::new(),
+            block_at: 0,
+        };
+        let mut zip = zip::ZipArchive::new(seekable).map_err(|e| {
+            format!("not a readable zip archive ({e}); is it truncated or damaged?")
+        })?;
+        let mut entries = Vec::with_capacity(zip.len());
+        for index in 0..zip.len() {
+            let Ok(f) = zip.by_index_raw(index) else {
+                continue;
+            };
+            let (Some(data_start), header_start) = (f.data_start(), f.header_start()) else {
+                continue;
+            };
+            entries.push(Entry {
+                name: f.name().map(|n| n.into_owned()).unwrap_or_default(),
+                index,
+                header_start,
+                record_len: (data_start + f.compressed_size()).saturating_sub(header_start),
+                size: f.size(),
+            });
+        }
+        Ok(Archive {
+            zip,
+            entries,
+            cap: MAX_ENTRY_BYTES,
+        })
+    }
+
+    pub(crate) fn find(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().rev().find(|e| e.name == name)
+    }
+
+    /// The decompressed bytes of an entry.
+    pub(crate) fn read(&mut self, entry: &Entry) -> Result<Vec<u8>, String> {
+        let f = self
+            .zip
+            .by_index_raw(entry.index)
+            .map_err(|e| format!("cannot read the entry ({e})"))?;
+        let method = Method::of(f.compression());
+        let crc = f.crc32();
+        let declared = f.size();
+        decompress(f, method, crc, Some(declared), self.cap)
+    }
+}
+
+fn too_large(n: u64, cap: u64) -> String {
+    format!(
+        "the entry decompresses to more than {} bytes{}, over the {} MiB limit (a zip bomb?); \
+         skipped",
+        n.min(cap),
+        if n > cap {
+            format!(" ({n} declared)")
+        } else {
+            String::new()
+        },
+        cap >> 20
+    )
+}
+
+/// The compression methods Inspect writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Method {
+    Stored,
+    Deflate,
+    Zstd,
+    Other(u16),
+}
+
+impl Method {
+    fn of(m: CompressionMethod) -> Method {
+        if m == CompressionMethod::Stored {
+            Method::Stored
+        } else if m == CompressionMethod::Deflated {
+            Method::Deflate
+        } else if m == CompressionMethod::ZSTD {
+            Method::Zstd
+        } else {
+            Method::Other(0)
+        }
+    }
+
+    fn from_u16(v: u16) -> Method {
+        match v {
+            0 => Method::Stored,
+            8 => Method::Deflate,
+            93 => Method::Zstd,
+            v => Method::Other(v),
+        }
+    }
+}
+
+/// Decompresses raw entry data, capped and CRC-checked.
+fn decompress(
+    raw: impl Read,
+    method: Method,
+    crc: u32,
+    declared: Option<u64>,
+    cap: u64,
+) -> Result<Vec<u8>, String> {
+    // An entry may not inflate past the size the central directory declares for it: an honest
+    // entry is allocated once, at that size, and a lying one (a zip bomb) stops there.
+    let limit = declared.map_or(cap, |d| d.min(cap));
+    if declared.is_some_and(|d| d > cap) {
+        return Err(too_large(declared.unwrap_or(0), cap));
+    }
+    let capacity = usize::try_from(limit.min(1 << 30)).unwrap_or(0);
+    let mut out = Vec::with_capacity(if declared.is_some() { capacity } else { 0 });
+    let over = match method {
+        Method::Stored => read_capped(raw, limit, &mut out),
+        Method::Deflate => read_capped(flate2::read::DeflateDecoder::new(raw), limit, &mut out),
+        Method::Zstd => zstd_all(raw, limit, &mut out),
+        Method::Other(_) => {
+            return Err(
+                "the entry uses a zip compression method that Inspect logs do not use \
+                 (they are stored, DEFLATE or zstd); skipped"
+                    .to_string(),
+            )
+        }
+    }
+    .map_err(|e| format!("cannot decompress the entry ({e}); is the archive damaged?"))?;
+    if over {
+        return Err(match declared {
+            Some(d) if d < cap => format!(
+                "the entry inflates past the {d} bytes its header declares (a zip bomb, or a \
+                 damaged archive); skipped"
+            ),
+            _ => too_large(cap + 1, cap),
+        });
+    }
+    let mut check = flate2::Crc::new();
+    check.update(&out);
+    if check.sum() != crc {
+        return Err(format!(
+            "the entry's CRC-32 does not match its data ({} bytes decompressed, {} declared): \
+             the archive is damaged or truncated",
+            out.len(),
+            declared.map_or("none".to_string(), |d| d.to_string())
+        ));
+    }
+    Ok(out)
+}
+
+/// Appends what `r` yields to `out` until it ends; `true` (and stops) when `out` would pass
+/// `limit` bytes. The buffer grows by doubling but never past the limit, so a zip bomb costs at
+/// most `limit` bytes.
+fn read_capped(mut r: impl Read, limit: u64, out: &mut Vec<u8>) -> io::Result<bool> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if out.len() + n > limit {
+            return Ok(true);
+        }
+        if out.capacity() < out.len() + n {
+            let want = (out.capacity() * 2).max(out.len() + n).min(limit);
+            out.reserve_exact(want - out.len());
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Decodes every zstd frame of `raw` into `out`; `true` when past `limit` bytes.
+fn zstd_all(raw: impl Read, limit: u64, out: &mut Vec<u8>) -> io::Result<bool> {
+    let mut input = io::BufReader::new(raw);
+    let start = out.len();
+    loop {
+        if io::BufRead::fill_buf(&mut input)?.is_empty() {
+            return Ok(false);
+        }
+        let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        // The limit counts every frame's bytes together.
+        if read_capped(decoder, start as u64 + limit, out)? {
+            return Ok(true);
+        }
+    }
+}
+
+/// An entry's decompressed bytes from its local record (local header + data), as a viewer
+/// re-reads it from the file at [`Entry::header_start`].
+pub(crate) fn entry_from_local(record: &[u8]) -> Result<Vec<u8>, String> {
+    let bad = || "the archive entry could not be re-read (the file changed?)".to_string();
+    if record.len() < 30 || !record.starts_with(b"PK\x03\x04") {
+        return Err(bad());
+    }
+    let u16_at = |i: usize| u16::from_le_bytes([record[i], record[i + 1]]);
+    let u32_at =
+        |i: usize| u32::from_le_bytes([record[i], record[i + 1], record[i + 2], record[i + 3]]);
+    let method = Method::from_u16(u16_at(8));
+    let flags = u16_at(6);
+    let data = 30 + usize::from(u16_at(26)) + usize::from(u16_at(28));
+    let body = record.get(data..).ok_or_else(bad)?;
+    // With a data descriptor (flag bit 3) the local header's CRC is zero: skip the check then.
+    let crc = u32_at(14);
+    match decompress(body, method, crc, None, MAX_ENTRY_BYTES) {
+        Err(e) if flags & 8 != 0 && e.contains("CRC-32") => {
+            let mut out = Vec::new();
+            let over = match method {
+                Method::Deflate => read_capped(
+                    flate2::read::DeflateDecoder::new(body),
+                    MAX_ENTRY_BYTES,
+                    &mut out,
+                ),
+                Method::Zstd => zstd_all(body, MAX_ENTRY_BYTES, &mut out),
+                _ => read_capped(body, MAX_ENTRY_BYTES, &mut out),
+            };
+            match over {
+                Ok(false) => Ok(out),
+                Ok(true) => Err(too_large(MAX_ENTRY_BYTES + 1, MAX_ENTRY_BYTES)),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Builds a zip archive of `entries` with every entry compressed by zip method `method` (0
+/// stored, 8 DEFLATE, 93 zstd), for tests and fuzzing (a `.eval` made by hand). `declared`
+/// overrides the uncompressed size written in the headers (a lying zip bomb).
+#[doc(hidden)]
+pub fn build_zip(entries: &[(&str, &[u8])], method: u16, declared: Option<u32>) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let body = match method {
+            8 => {
+                let mut e =
+                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+                let _ = e.write_all(data);
+                e.finish().unwrap_or_default()
+            }
+            93 => ruzstd::encoding::compress_to_vec(
+                *data,
+                ruzstd::encoding::CompressionLevel::Fastest,
+            ),
+            _ => data.to_vec(),
+        };
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        let size = declared.unwrap_or(data.len() as u32);
+        let offset = out.len() as u32;
+        let mut fields = Vec::new();
+        fields.extend_from_slice(&20u16.to_le_bytes()); // version needed
+        fields.extend_from_slice(&0u16.to_le_bytes()); // flags
+        fields.extend_from_slice(&method.to_le_bytes());
+        fields.extend_from_slice(&[0, 0, 0x21, 0]); // time, date (1980-01-01)
+        fields.extend_from_slice(&crc.sum().to_le_bytes());
+        fields.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        fields.extend_from_slice(&size.to_le_bytes());
+        fields.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        fields.extend_from_slice(&0u16.to_le_bytes()); // extra length
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&fields);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&body);
+        central.extend_from_slice(b"PK\x01\x02");
+        central.extend_from_slice(&20u16.to_le_bytes()); // version made by
+        central.extend_from_slice(&fields);
+        central.extend_from_slice(&[0; 6]); // comment length, disk, internal attributes
+        central.extend_from_slice(&0u32.to_le_bytes()); // external attributes
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let at = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06");
+    out.extend_from_slice(&[0; 4]); // disk numbers
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
