@@ -1,35 +1,28 @@
 //! Saving text or a canvas as a file download.
 
+use gloo_file::{Blob, ObjectUrl};
 use wasm_bindgen::JsCast;
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
+use web_sys::{HtmlAnchorElement, HtmlCanvasElement};
+
+/// How long an object URL outlives the click that starts its download, in milliseconds.
+const KEEP_URL_MS: u32 = 30_000;
 
 /// Offers `text` as a download named `name`.
 pub fn download_text(name: &str, mime: &str, text: &str) {
-    download_parts(name, mime, &text.into());
+    download_blob(name, Blob::new_with_options(text, Some(mime)));
 }
 
 /// Offers bytes as a download named `name`.
 pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
-    download_parts(name, mime, &js_sys::Uint8Array::from(bytes));
+    download_blob(name, Blob::new_with_options(bytes, Some(mime)));
 }
 
-fn download_parts(name: &str, mime: &str, part: &wasm_bindgen::JsValue) {
-    let parts = js_sys::Array::new();
-    parts.push(part);
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    if let Ok(blob) = Blob::new_with_str_sequence_and_options(&parts, &options) {
-        if let Ok(url) = Url::create_object_url_with_blob(&blob) {
-            click_link(name, &url);
-            // The download starts asynchronously: release the blob only later.
-            leptos::prelude::set_timeout(
-                move || {
-                    let _ = Url::revoke_object_url(&url);
-                },
-                std::time::Duration::from_secs(30),
-            );
-        }
-    }
+fn download_blob(name: &str, blob: Blob) {
+    // The URL is revoked when the last `ObjectUrl` is dropped.
+    let url = ObjectUrl::from(blob);
+    click_link(name, &url);
+    // The download starts asynchronously: release the blob only later.
+    gloo_timers::callback::Timeout::new(KEEP_URL_MS, move || drop(url)).forget();
 }
 
 /// Offers a canvas as a PNG download.

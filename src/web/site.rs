@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::protocol::JobSettings;
@@ -17,18 +16,21 @@ use crate::site::{SiteManifest, MANIFEST, SITE_SCHEMA};
 
 /// Fetches a URL's body.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(url))
+    // The request is made from the URL exactly as given: gloo-net's `Request::get` rebuilds the
+    // query string (appending `&` to an existing one), which could break a signed `?data=` URL.
+    let request =
+        web_sys::Request::new_with_str(url).map_err(|_| format!("could not load {url}"))?;
+    let response = gloo_net::http::Request::from(request)
+        .send()
         .await
         .map_err(|_| format!("could not load {url}"))?;
-    let response: web_sys::Response = response.dyn_into().map_err(|_| "not a response")?;
     if !response.ok() {
         return Err(format!("could not load {url}: HTTP {}", response.status()));
     }
-    let buffer = JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
+    response
+        .binary()
         .await
-        .map_err(|_| format!("could not read {url}"))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        .map_err(|_| format!("could not read {url}"))
 }
 
 /// SHA-256 by the browser's Web Crypto, as lower-case hex.
@@ -69,9 +71,7 @@ extern "C" {
 
 /// Decompresses gzip bytes with the browser's own `DecompressionStream`.
 async fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let parts = js_sys::Array::new();
-    parts.push(&js_sys::Uint8Array::from(bytes));
-    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).map_err(|_| "no blob")?;
+    let blob = web_sys::Blob::from(gloo_file::Blob::new(bytes));
     let ds = DecompressionStream::new("gzip").map_err(|_| "this browser cannot decompress gzip")?;
     let pair = web_sys::ReadableWritablePair::new(&ds.readable(), &ds.writable());
     let stream = blob.stream().pipe_through(&pair);
