@@ -59,6 +59,7 @@ pub(crate) mod sink;
 pub mod summary;
 pub mod tau2;
 pub mod tau_bench;
+pub mod toolsandbox;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -145,7 +146,24 @@ pub(crate) trait FormatReader {
     /// One rollout re-read from the bytes at its `Source`, for a viewer (names and success are
     /// then set from the corpus).
     fn reread(&self, format: Format, bytes: &[u8], success: bool) -> Result<draft::Draft, String>;
+
+    /// [`FormatReader::reread`] with what the reader kept for the file when it was read
+    /// ([`Sink::set_reread_context`]): a rollout whose outcome comes from another file (a
+    /// ToolSandbox scenario's summary row) needs it.
+    fn reread_with(
+        &self,
+        format: Format,
+        bytes: &[u8],
+        success: bool,
+        _context: Option<&RereadContext>,
+    ) -> Result<draft::Draft, String> {
+        self.reread(format, bytes, success)
+    }
 }
+
+/// What a reader keeps per file for re-reading its rollout later (see
+/// [`FormatReader::reread_with`]); each reader downcasts its own.
+pub(crate) type RereadContext = dyn std::any::Any + Send + Sync;
 
 /// Every format's reader, in the order they are asked to recognise a file (and to resolve).
 /// Adding a format is one line here.
@@ -155,6 +173,7 @@ pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
         Box::new(canonical::Canonical::default()),
         Box::new(tau_bench::TauBench),
         Box::new(tau2::Tau2::default()),
+        Box::new(toolsandbox::ToolSandbox::default()),
     ]
 }
 
@@ -177,6 +196,9 @@ pub struct ImportOptions {
     pub schema_checks: bool,
     /// The rules that label first failures without a label of their own.
     pub labels: crate::label::LabelSettings,
+    /// ToolSandbox: the success threshold on `similarity` and what to do with provider errors
+    /// (read from the options of the run's `result_summary.json`).
+    pub toolsandbox: toolsandbox::Options,
 }
 
 impl Default for ImportOptions {
@@ -188,6 +210,7 @@ impl Default for ImportOptions {
             exclude_termination: Vec::new(),
             schema_checks: true,
             labels: crate::label::LabelSettings::default(),
+            toolsandbox: toolsandbox::Options::default(),
         }
     }
 }
@@ -204,11 +227,14 @@ pub enum Format {
     Tau2Simulation,
     BfclResult,
     BfclScore,
+    ToolSandboxSummary,
+    ToolSandboxContext,
+    ToolSandboxConversation,
 }
 
 impl Format {
     /// Every format, in the order detection failures list them.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 11] = [
         Format::Canonical,
         Format::TauBench,
         Format::Tau2Results,
@@ -217,6 +243,9 @@ impl Format {
         Format::Tau2Simulation,
         Format::BfclResult,
         Format::BfclScore,
+        Format::ToolSandboxSummary,
+        Format::ToolSandboxContext,
+        Format::ToolSandboxConversation,
     ];
 
     /// A short name.
@@ -230,6 +259,9 @@ impl Format {
             Format::Tau2Simulation => "tau2 simulation file (directory form)",
             Format::BfclResult => "BFCL result",
             Format::BfclScore => "BFCL score",
+            Format::ToolSandboxSummary => "ToolSandbox result_summary.json",
+            Format::ToolSandboxContext => "ToolSandbox execution_context.json",
+            Format::ToolSandboxConversation => "ToolSandbox conversation.json",
         }
     }
 
@@ -244,6 +276,9 @@ impl Format {
             Format::Tau2Simulation => "tau2 directory-form simulation ({id, task_id, messages, reward_info})",
             Format::BfclResult => "BFCL result (JSON lines {id, result, inference_log})",
             Format::BfclScore => "BFCL score (JSON lines, first {accuracy, correct_count, total_count})",
+            Format::ToolSandboxSummary => "ToolSandbox result_summary.json ({per_scenario_results, category_aggregated_results})",
+            Format::ToolSandboxContext => "ToolSandbox trajectories/<scenario>/execution_context.json ({_dbs: {SANDBOX: […]}})",
+            Format::ToolSandboxConversation => "ToolSandbox trajectories/<scenario>/conversation.json (a JSON array of OpenAI messages)",
         }
     }
 }
