@@ -99,7 +99,9 @@ test('the similarity threshold set on result_summary.json changes success, as th
     document.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer }));
   }, files);
   await waitReady(page);
-  const summaryItem = page.getByTestId('file-item').filter({ hasText: 'result_summary.json' });
+  const summaryItem = page
+    .getByTestId('file-item')
+    .filter({ has: page.locator('.file-name', { hasText: /result_summary\.json$/ }) });
   await summaryItem.locator('summary').click();
   const tau = summaryItem.getByTestId('file-ts-threshold');
   await tau.fill('0.9');
