@@ -450,7 +450,17 @@ export function ensureCli() {
 }
 
 function sha256File(file) {
-  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  const hash = createHash('sha256');
+  // A folder (a ToolSandbox run) hashes as its files' relative names and contents, in order.
+  const add = (p, rel) => {
+    if (fs.statSync(p).isDirectory()) {
+      for (const name of fs.readdirSync(p).sort()) add(path.join(p, name), `${rel}/${name}`);
+    } else {
+      hash.update(`${rel}\0`).update(fs.readFileSync(p));
+    }
+  };
+  add(file, '');
+  return hash.digest('hex');
 }
 
 /**

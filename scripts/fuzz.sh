@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl schema_check report inspect)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl toolsandbox schema_check report inspect)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
@@ -36,6 +36,13 @@ seeds() { # target → fuzz/seeds/<target>
         cat "$FX"/bfcl/score/*/multi_turn/*.json; } > "$d/base"
       { cat "$FX"/bfcl/no-log/result/*/multi_turn/*.json; printf '%s' "$SEP"
         cat "$FX"/bfcl/no-log/score/*/multi_turn/*.json; } > "$d/no-log" ;;
+    toolsandbox) # the committed run: summary, then the files check_toolsandbox names
+      local run="$FX/toolsandbox/agent_acme/tiny-1_user_openai/gpt-4o_01_02_2025_03_04_05"
+      { cat "$run/result_summary.json"; printf '%s' "$SEP"
+        cat "$run/trajectories/wifi_on_parallel/execution_context.json"; printf '%s' "$SEP"
+        cat "$run/trajectories/timestamp_scrambled/conversation.json"; printf '%s' "$SEP"
+        cat "$run/trajectories/max_turns_cut/execution_context.json"; printf '%s' "$SEP"
+        cat "$run/trajectories/only_conversation/conversation.json"; } > "$d/run" ;;
     schema_check)
       printf '%s' '[{"type":"function","function":{"name":"cd","parameters":{"type":"object","properties":{"folder":{"type":"string","pattern":"^[a-z]+$"}},"required":["folder"],"additionalProperties":false}}}]' > "$d/openai"
       printf '%s' "$SEP" 'cd' "$SEP" '{"folder":"a"}' >> "$d/openai"
@@ -47,7 +54,7 @@ seeds() { # target → fuzz/seeds/<target>
         printf '%s' "$SEP"
         python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["samples"][0]))' "$FX"/inspect/log.json; } > "$d/header-and-sample" ;;
     report)
-      for s in canonical tau_bench tau2 bfcl inspect; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
+      for s in canonical tau_bench tau2 bfcl toolsandbox inspect; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
       { cat tests/golden/small.jsonl; printf '%s' "$SEP"; cat "$FX"/tau-bench/*.json; printf '%s' "$SEP"
         cat "$FX"/canonical/tools.jsonl; } > "$d/mixed" ;;
   esac

@@ -155,6 +155,9 @@ pub struct StepView {
     /// 1-based depth.
     pub depth: usize,
     pub tool: Option<String>,
+    /// The name the agent called it by, when it differs (ToolSandbox's scrambled names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_tool: Option<String>,
     /// Arguments as compact JSON.
     pub args: Option<String>,
     pub executable: bool,
@@ -191,6 +194,7 @@ pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
         out.push(StepView {
             depth,
             tool: s.tool,
+            agent_tool: s.agent_tool,
             args: s.args.map(|raw| compact(raw.get())),
             executable,
             error: s.error.and_then(error_text),
@@ -212,6 +216,8 @@ struct ViewLine {
 struct ViewStep {
     #[serde(default)]
     tool: Option<String>,
+    #[serde(default)]
+    agent_tool: Option<String>,
     #[serde(default)]
     args: Option<Box<serde_json::value::RawValue>>,
     #[serde(default)]

@@ -361,6 +361,9 @@ pub struct Corpus {
     /// The rationale of each label rule that labelled a first failure, by provenance name
     /// (`rule:<id>`): what the rollout browser shows on hover. One entry per rule used.
     pub label_rationales: std::collections::BTreeMap<String, String>,
+    /// How success was decided, by dataset, where the rollouts say so (`meta.success_rule`,
+    /// e.g. ToolSandbox's similarity threshold): the report states it under the table.
+    pub success_rules: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Corpus {

@@ -15,6 +15,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "tau_bench" => harness::check_tau_bench,
         "tau2" => harness::check_tau2,
         "bfcl" => harness::check_bfcl,
+        "toolsandbox" => harness::check_toolsandbox,
         "schema_check" => harness::check_schema,
         "report" => harness::check_report,
         "inspect" => harness::check_inspect,
@@ -50,6 +51,7 @@ fn grown_fuzz_corpora_pass_every_check() {
         "tau_bench",
         "tau2",
         "bfcl",
+        "toolsandbox",
         "schema_check",
         "report",
         "inspect",
@@ -81,5 +83,33 @@ fn inspect_checks_hold_on_the_fixtures() {
         data.extend_from_slice(harness::FILE_SEP);
         data.extend_from_slice(&serde_json::to_vec(sample).unwrap());
         harness::check_inspect(&data);
+    }
+}
+
+/// The ToolSandbox target's seed (the committed run folder, in the file order the harness names
+/// them) passes its checks in every normal test run, before any fuzzing.
+#[test]
+fn toolsandbox_seed_passes_its_checks() {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/import/toolsandbox/agent_acme/tiny-1_user_openai/gpt-4o_01_02_2025_03_04_05",
+    );
+    let parts = [
+        "result_summary.json",
+        "trajectories/wifi_on_parallel/execution_context.json",
+        "trajectories/timestamp_scrambled/conversation.json",
+        "trajectories/max_turns_cut/execution_context.json",
+        "trajectories/only_conversation/conversation.json",
+    ];
+    let mut data = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            data.extend_from_slice(harness::FILE_SEP);
+        }
+        data.extend(std::fs::read(run.join(p)).unwrap());
+    }
+    harness::check_toolsandbox(&data);
+    // Cut anywhere, the files still never panic the reader.
+    for cut in (0..data.len()).step_by(997) {
+        harness::check_toolsandbox(&data[..cut]);
     }
 }

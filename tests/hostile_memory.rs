@@ -97,6 +97,45 @@ fn big_inputs_take_bounded_memory() {
     );
     drop(text);
 
+    // A 50 MB ToolSandbox execution context (10,000 long agent messages and 1,000 calls): it is
+    // buffered as one document, then reduced to its calls row by row, never to a JSON tree.
+    let (summary, context) = toolsandbox_run(10_000, 1_000, 5_000);
+    let peak = peak_during(|| {
+        let mut ingest = Ingest::new();
+        for (name, bytes) in [
+            (
+                "agent_m_user_u_01_02_2025_03_04_05/result_summary.json",
+                &summary,
+            ),
+            (
+                "agent_m_user_u_01_02_2025_03_04_05/trajectories/big/execution_context.json",
+                &context,
+            ),
+        ] {
+            let f = ingest.begin_file(name);
+            for chunk in bytes.chunks(4 << 20) {
+                ingest.push(f, chunk);
+            }
+            ingest.end_file(f);
+        }
+        let corpus = ingest.finish();
+        assert_eq!(corpus.rollouts.len(), 1);
+        assert_eq!(corpus.rollouts[0].horizon, 1_000);
+        let report = build_report(&corpus, &quick);
+        assert!(report.identity_violations.is_empty());
+    });
+    eprintln!(
+        "{} MB ToolSandbox execution context: peak {} MB",
+        context.len() / MB,
+        peak / MB
+    );
+    assert!(
+        peak < 3 * context.len() + 16 * MB,
+        "ToolSandbox execution context: {} MB",
+        peak / MB
+    );
+    drop((summary, context));
+
     // 20,000 conditions at the default 10,000 resamples: the bootstrap that would need 21 GB is
     // not run (the report says so), so memory stays that of scoring.
     let mut text = String::new();
@@ -119,4 +158,59 @@ fn big_inputs_take_bounded_memory() {
         "20,000 conditions: {} MB",
         peak / MB
     );
+}
+
+/// A ToolSandbox run of one scenario: its `result_summary.json` and an execution context with
+/// `messages` agent messages of `text` bytes each and `calls` answered calls.
+fn toolsandbox_run(messages: usize, calls: usize, text: usize) -> (Vec<u8>, Vec<u8>) {
+    // Pretty-printed as the harness writes them: `{` alone on the first line.
+    let summary = br#"{
+        "per_scenario_results": [{"name": "big", "categories": [], "traceback": null,
+        "exception_type": null, "milestone_similarity": 1.0, "minefield_similarity": 0,
+        "similarity": 1.0, "turn_count": 9}],
+        "category_aggregated_results": {"ALL_CATEGORIES": {"similarity": 1.0, "turn_count": 9}}}"#
+        .to_vec();
+    let row = |sender: &str, recipient: &str, content: &str, id: &str| {
+        format!(
+            r#"{{"sandbox_message_index": 0, "sender": "{sender}", "recipient": "{recipient}", "content": "{content}", "openai_tool_call_id": {id}, "openai_function_name": "f", "conversation_active": true, "tool_call_exception": null, "tool_trace": null, "visible_to": null}}"#
+        )
+    };
+    let long = "y".repeat(text);
+    let mut rows = vec![row("USER", "AGENT", "hi", "null")];
+    for i in 0..messages {
+        rows.push(row("AGENT", "USER", &long, "null"));
+        if i < calls {
+            let id = format!("c{i}");
+            let code =
+                format!("{id}_parameters = {{'q': {i}}}\\n{id}_response = f(**{id}_parameters)");
+            rows.push(row(
+                "AGENT",
+                "EXECUTION_ENVIRONMENT",
+                &code,
+                &format!("\"{id}\""),
+            ));
+            rows.push(row(
+                "EXECUTION_ENVIRONMENT",
+                "AGENT",
+                "None",
+                &format!("\"{id}\""),
+            ));
+        }
+    }
+    let mut end = row(
+        "USER",
+        "EXECUTION_ENVIRONMENT",
+        "end_conversation()",
+        "null",
+    );
+    end = end.replace(
+        "\"conversation_active\": true",
+        "\"conversation_active\": false",
+    );
+    rows.push(end);
+    let context = format!(
+        "{{\n\"_dbs\": {{\"SANDBOX\": [{}], \"SETTING\": []}}}}",
+        rows.join(",\n")
+    );
+    (summary, context.into_bytes())
 }

@@ -77,7 +77,8 @@ mod cli {
 
     #[derive(Args)]
     struct SiteArgs {
-        /// Input files of any supported format; they are converted to one canonical JSONL file.
+        /// Input files of any supported format, or folders (read recursively); they are
+        /// converted to one canonical JSONL file.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The folder to write (created; must be empty if it exists).
@@ -181,6 +182,14 @@ mod cli {
         /// instead of excluding them.
         #[arg(long)]
         keep_errored: bool,
+        /// ToolSandbox: a scenario succeeds when it did not raise and its similarity is at least
+        /// this (the benchmark defines no threshold; the report states the one used).
+        #[arg(long, value_name = "TAU", default_value_t = prefix_exec::formats::toolsandbox::DEFAULT_TAU)]
+        similarity_threshold: f64,
+        /// ToolSandbox: keep scenarios that failed with a provider error (BadRequestError,
+        /// InternalServerError, APITimeoutError) as failures instead of excluding them.
+        #[arg(long)]
+        keep_provider_errors: bool,
     }
 
     impl ImportArgs {
@@ -194,6 +203,11 @@ mod cli {
                 }
                 None => Vec::new(),
             };
+            let toolsandbox = prefix_exec::formats::toolsandbox::Options {
+                tau: self.similarity_threshold,
+                keep_provider_errors: self.keep_provider_errors,
+            };
+            toolsandbox.validate().map_err(anyhow::Error::msg)?;
             Ok(ImportOptions {
                 dataset: self.dataset.clone(),
                 model: self.model.clone(),
@@ -211,14 +225,69 @@ mod cli {
                     keep_errored: self.keep_errored,
                     ..Default::default()
                 },
+                toolsandbox,
             })
         }
     }
 
+    /// The files to read: each path as given, a folder walked recursively for its `.json` and
+    /// `.jsonl` files (in name order, so a run folder — a ToolSandbox run, a tau2 directory
+    /// form, BFCL's result/ and score/ — reads the same every time). Other files in folders
+    /// (`pretty_print.txt`, logs) are skipped, and their number said.
+    fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut u64) -> Result<()> {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+                .with_context(|| format!("cannot read the folder {}", dir.display()))?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<std::io::Result<_>>()
+                .with_context(|| format!("cannot read the folder {}", dir.display()))?;
+            entries.sort();
+            for p in entries {
+                let hidden = p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+                if hidden {
+                    continue;
+                }
+                if p.is_dir() {
+                    walk(&p, out, skipped)?;
+                } else if p.extension().is_some_and(|x| {
+                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
+                }) {
+                    out.push(p);
+                } else {
+                    *skipped += 1;
+                }
+            }
+            Ok(())
+        }
+        let mut out = Vec::new();
+        let mut skipped = 0;
+        for p in paths {
+            if p.is_dir() {
+                let before = out.len();
+                walk(p, &mut out, &mut skipped)?;
+                if out.len() == before {
+                    bail!("the folder {} holds no .json or .jsonl file", p.display());
+                }
+            } else {
+                out.push(p.clone());
+            }
+        }
+        if skipped > 0 {
+            eprintln!(
+                "prefix-exec: {skipped} files in the given folders are not .json or .jsonl and \
+                 were skipped"
+            );
+        }
+        Ok(out)
+    }
+
     #[derive(Args)]
     struct ConvertArgs {
-        /// Input files of any supported format; files that belong together (a BFCL result and
-        /// its score file, a tau2 results.json and its simulation files) must be given together.
+        /// Input files of any supported format, or folders (read recursively); files that
+        /// belong together (a BFCL result and its score file, a tau2 results.json and its
+        /// simulation files, a ToolSandbox run folder) must be given together.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The canonical JSONL file to write, or "-" for stdout.
@@ -233,7 +302,8 @@ mod cli {
 
     #[derive(Args)]
     struct ScoreArgs {
-        /// Rollout files (canonical JSONL, one rollout per line); rows of all files are pooled.
+        /// Rollout files of any supported format, or folders (read recursively, e.g. a
+        /// ToolSandbox run folder); rows of all files are pooled.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -327,15 +397,10 @@ mod cli {
     fn score(args: ScoreArgs) -> Result<ExitCode> {
         let settings = args.report.settings(args.pairs)?;
         let mut progress = Progress::new(args.quiet);
+        let options = args.import.options()?;
         let mut ingest = Ingest::new();
-        for path in &args.files {
-            read_file(
-                &mut ingest,
-                path,
-                &args.import.options()?,
-                &mut progress,
-                &mut |_| Ok(()),
-            )?;
+        for path in &expand(&args.files)? {
+            read_file(&mut ingest, path, &options, &mut progress, &mut |_| Ok(()))?;
         }
         let (corpus, summary) = ingest.finish_with_summary();
         progress.done();
@@ -489,6 +554,7 @@ mod cli {
     fn convert(args: ConvertArgs) -> Result<ExitCode> {
         let mut progress = Progress::new(args.quiet);
         let options = args.import.options()?;
+        let files = expand(&args.files)?;
         let mut out: Box<dyn Write> = if args.output == "-" {
             Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
         } else {
@@ -496,9 +562,8 @@ mod cli {
                 .with_context(|| format!("cannot create {}", args.output))?;
             Box::new(std::io::BufWriter::new(file))
         };
-        let (corpus, summary, written) =
-            convert_into(&args.files, &options, &mut progress, &mut out)
-                .with_context(|| format!("cannot convert into {}", args.output))?;
+        let (corpus, summary, written) = convert_into(&files, &options, &mut progress, &mut out)
+            .with_context(|| format!("cannot convert into {}", args.output))?;
         drop(out);
         print_diagnostics(&corpus);
         for f in &summary.files {
@@ -615,7 +680,7 @@ mod cli {
         let mut progress = Progress::new(args.quiet);
         let mut data: Vec<u8> = Vec::new();
         let (source, _, written) = convert_into(
-            &args.files,
+            &expand(&args.files)?,
             &args.import.options()?,
             &mut progress,
             &mut data,

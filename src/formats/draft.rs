@@ -43,6 +43,8 @@ pub(crate) struct RawStep {
     pub verdict: Verdict,
     /// The call as the harness printed it (BFCL's decoded `name(arg=…)`), kept for readers.
     pub call: Option<String>,
+    /// The name the agent used when it differs from `tool` (ToolSandbox's scrambled names).
+    pub agent_tool: Option<String>,
 }
 
 /// A rollout before rendering.
@@ -94,6 +96,7 @@ impl Draft {
                 match schema {
                     Some(message) => StepOut {
                         tool: s.tool.as_deref(),
+                        agent_tool: s.agent_tool.as_deref(),
                         args: s.args.as_ref(),
                         call: s.call.as_deref(),
                         ok: Some(false),
@@ -105,6 +108,7 @@ impl Draft {
                     },
                     None => StepOut {
                         tool: s.tool.as_deref(),
+                        agent_tool: s.agent_tool.as_deref(),
                         args: s.args.as_ref(),
                         call: s.call.as_deref(),
                         ok: s.verdict.ok(),
@@ -157,6 +161,8 @@ struct LineOut<'a> {
 struct StepOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tool: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_tool: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -321,6 +327,7 @@ mod tests {
             args: Some(args),
             verdict,
             call: None,
+            agent_tool: None,
         }
     }
 

@@ -61,6 +61,7 @@ pub(crate) mod sink;
 pub mod summary;
 pub mod tau2;
 pub mod tau_bench;
+pub mod toolsandbox;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -172,7 +173,24 @@ pub(crate) trait FormatReader {
     /// One rollout re-read from the bytes at its `Source`, for a viewer (names and success are
     /// then set from the corpus).
     fn reread(&self, format: Format, bytes: &[u8], success: bool) -> Result<draft::Draft, String>;
+
+    /// [`FormatReader::reread`] with what the reader kept for the file when it was read
+    /// ([`Sink::set_reread_context`]): a rollout whose outcome comes from another file (a
+    /// ToolSandbox scenario's summary row) needs it.
+    fn reread_with(
+        &self,
+        format: Format,
+        bytes: &[u8],
+        success: bool,
+        _context: Option<&RereadContext>,
+    ) -> Result<draft::Draft, String> {
+        self.reread(format, bytes, success)
+    }
 }
+
+/// What a reader keeps per file for re-reading its rollout later (see
+/// [`FormatReader::reread_with`]); each reader downcasts its own.
+pub(crate) type RereadContext = dyn std::any::Any + Send + Sync;
 
 /// Every format's reader, in the order they are asked to recognise a file (and to resolve).
 /// Adding a format is one line here.
@@ -183,6 +201,7 @@ pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
         Box::new(tau_bench::TauBench),
         Box::new(tau2::Tau2::default()),
         Box::new(inspect::Inspect::default()),
+        Box::new(toolsandbox::ToolSandbox::default()),
     ]
 }
 
@@ -207,6 +226,9 @@ pub struct ImportOptions {
     pub labels: crate::label::LabelSettings,
     /// Inspect AI logs: the scorer, success value and threshold, errored samples.
     pub inspect: inspect::InspectOptions,
+    /// ToolSandbox: the success threshold on `similarity` and what to do with provider errors
+    /// (read from the options of the run's `result_summary.json`).
+    pub toolsandbox: toolsandbox::Options,
 }
 
 impl Default for ImportOptions {
@@ -219,6 +241,7 @@ impl Default for ImportOptions {
             schema_checks: true,
             labels: crate::label::LabelSettings::default(),
             inspect: inspect::InspectOptions::default(),
+            toolsandbox: toolsandbox::Options::default(),
         }
     }
 }
@@ -237,11 +260,14 @@ pub enum Format {
     BfclScore,
     InspectJson,
     InspectEval,
+    ToolSandboxSummary,
+    ToolSandboxContext,
+    ToolSandboxConversation,
 }
 
 impl Format {
     /// Every format, in the order detection failures list them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 13] = [
         Format::Canonical,
         Format::TauBench,
         Format::Tau2Results,
@@ -252,6 +278,9 @@ impl Format {
         Format::BfclScore,
         Format::InspectJson,
         Format::InspectEval,
+        Format::ToolSandboxSummary,
+        Format::ToolSandboxContext,
+        Format::ToolSandboxConversation,
     ];
 
     /// A short name.
@@ -267,6 +296,9 @@ impl Format {
             Format::BfclScore => "BFCL score",
             Format::InspectJson => "Inspect log (.json)",
             Format::InspectEval => "Inspect log (.eval)",
+            Format::ToolSandboxSummary => "ToolSandbox result_summary.json",
+            Format::ToolSandboxContext => "ToolSandbox execution_context.json",
+            Format::ToolSandboxConversation => "ToolSandbox conversation.json",
         }
     }
 
@@ -283,6 +315,9 @@ impl Format {
             Format::BfclScore => "BFCL score (JSON lines, first {accuracy, correct_count, total_count})",
             Format::InspectJson => "Inspect AI log (a JSON object {version, status, eval, …, samples})",
             Format::InspectEval => "Inspect AI .eval archive (a zip with header.json and samples/)",
+            Format::ToolSandboxSummary => "ToolSandbox result_summary.json ({per_scenario_results, category_aggregated_results})",
+            Format::ToolSandboxContext => "ToolSandbox trajectories/<scenario>/execution_context.json ({_dbs: {SANDBOX: […]}})",
+            Format::ToolSandboxConversation => "ToolSandbox trajectories/<scenario>/conversation.json (a JSON array of OpenAI messages)",
         }
     }
 }

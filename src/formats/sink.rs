@@ -97,6 +97,22 @@ impl Sink<'_> {
         self.summary.readback[file].tools = tools;
     }
 
+    /// Keeps what re-reading the file's rollout will need ([`super::FormatReader::reread_with`]).
+    pub fn set_reread_context(&mut self, file: usize, context: Arc<super::RereadContext>) {
+        self.summary.readback[file].context = Some(context);
+    }
+
+    /// Records how a dataset's success was decided, when a rollout says so (`meta.success_rule`).
+    pub fn success_rule(&mut self, dataset: &str, rule: Option<&str>) {
+        if let Some(rule) = rule {
+            self.corpus
+                .success_rules
+                .entry(dataset.to_string())
+                .or_default()
+                .insert(rule.to_string());
+        }
+    }
+
     /// Labels the first failure of a parsed canonical rollout with the file's label rules,
     /// adds the rollout to the corpus and counts it. The mark writes a rule's label into the
     /// converted line.

@@ -39,6 +39,10 @@ pub struct FileImport {
     pub paired_with: Option<String>,
     /// The earlier file with the same bytes; this one was not read again.
     pub repeats: Option<String>,
+    /// Another file of the drop that was read in this one's place (a ToolSandbox
+    /// `conversation.json` beside its scenario's `execution_context.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_instead: Option<String>,
 }
 
 /// Per-condition counts of first-failure sources.
@@ -69,6 +73,8 @@ pub(crate) struct Readback {
     pub(crate) format: Option<Format>,
     pub(crate) tools: Option<Arc<ToolSet>>,
     pub(crate) schema_checks: bool,
+    /// What the file's reader kept to re-read its rollout (a ToolSandbox scenario's row).
+    pub(crate) context: Option<Arc<super::RereadContext>>,
 }
 
 impl ImportSummary {
@@ -133,7 +139,7 @@ impl ImportSummary {
         if !reader.holds_rollouts(format) {
             return Err("this file holds no rollouts".to_string());
         }
-        let mut d = reader.reread(format, bytes, r.success)?;
+        let mut d = reader.reread_with(format, bytes, r.success, rb.context.as_deref())?;
         head(&mut d);
         Ok(d.render(rb.tools.as_deref()))
     }

@@ -205,6 +205,7 @@ fn steps(traj: &[WireMessage]) -> Vec<RawStep> {
                 args: call.function.arguments.as_ref().map(arguments),
                 verdict,
                 call: None,
+                agent_tool: None,
             });
         }
     }

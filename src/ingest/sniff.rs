@@ -133,8 +133,8 @@ pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Forma
         Some(b'[') => classify_array(&body[start..], readers).ok_or_else(|| {
             format!(
                 "a JSON array whose first element is not a tau-bench result ({{task_id, trial, \
-                 reward, info, traj}}) nor a tau2 simulation ({{task_id, messages, reward_info}}); \
-                 {}",
+                 reward, info, traj}}), a tau2 simulation ({{task_id, messages, reward_info}}) nor \
+                 a ToolSandbox conversation message ({{role, content}}); {}",
                 tried()
             )
         }),
@@ -144,8 +144,9 @@ pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Forma
                 Some(format) => Ok(format),
                 None => Err(format!(
                     "a JSON object that is neither a tau2 Results object ({{info, tasks, \
-                     simulations}}), a tau2 results.json with a simulation_index, nor one tau2 \
-                     simulation ({{task_id, messages, reward_info}}); {}",
+                     simulations}}), a tau2 results.json with a simulation_index, one tau2 \
+                     simulation ({{task_id, messages, reward_info}}), nor a ToolSandbox \
+                     result_summary.json or execution_context.json; {}",
                     tried()
                 )),
             }

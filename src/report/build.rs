@@ -162,6 +162,16 @@ pub fn build_report_full(
                 .iter()
                 .map(|(a, b)| [a.clone(), b.clone()])
                 .collect(),
+            success_rules: corpus
+                .success_rules
+                .iter()
+                .flat_map(|(dataset, rules)| {
+                    rules.iter().map(move |rule| crate::report::SuccessRule {
+                        dataset: dataset.clone(),
+                        rule: rule.clone(),
+                    })
+                })
+                .collect(),
         },
         conditions,
         paired,

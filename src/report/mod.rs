@@ -115,6 +115,17 @@ pub struct SettingsOut {
     pub k_max: usize,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<[String; 2]>,
+    /// How success was decided where the input says so (ToolSandbox's similarity threshold),
+    /// by dataset; shown under the table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub success_rules: Vec<SuccessRule>,
+}
+
+/// A dataset's success rule, as its rollouts state it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SuccessRule {
+    pub dataset: String,
+    pub rule: String,
 }
 
 /// A point estimate with its interval; `null`s where undefined or when intervals are off.

@@ -131,9 +131,16 @@ pub fn footnote(report: &Report) -> String {
     } else {
         format!("Bootstrap off; RR: Wilson score {level}% interval on RR-Eligible.")
     };
+    let rules: String = report
+        .settings
+        .success_rules
+        .iter()
+        .map(|r| format!(" Success on {}: {}.", r.dataset, r.rule))
+        .collect();
     format!(
         "{intervals} Marked = block maximum at the displayed precision, ties included; a mark is \
-         not a significance test, and overlapping intervals do not establish a paired difference."
+         not a significance test, and overlapping intervals do not establish a paired \
+         difference.{rules}"
     )
 }
 

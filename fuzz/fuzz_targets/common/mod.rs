@@ -145,6 +145,37 @@ pub fn check_bfcl(data: &[u8]) {
     assert_consistent(&corpus);
 }
 
+/// The ToolSandbox importer: a run folder's `result_summary.json` and trajectory files
+/// (execution contexts and conversations), recognised by content and joined by run folder when
+/// the input ends; every rollout must re-read, through the viewer, as the scored one.
+pub fn check_toolsandbox(data: &[u8]) {
+    const RUN: &str = "data/agent_acme/m_user_openai/gpt-4o_01_02_2025_03_04_05";
+    let names = [
+        format!("{RUN}/result_summary.json"),
+        format!("{RUN}/trajectories/a/execution_context.json"),
+        format!("{RUN}/trajectories/a/conversation.json"),
+        format!("{RUN}/trajectories/b/execution_context.json"),
+        format!("{RUN}/trajectories/c/conversation.json"),
+    ];
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let files = named(data, &names);
+    let (corpus, summary) = ingest_both_ways(&files, true);
+    assert_consistent(&corpus);
+    for (i, r) in corpus.rollouts.iter().enumerate() {
+        let bytes = files[r.source.file as usize].1;
+        let start = r.source.offset as usize;
+        let line = summary
+            .rollout_line(&corpus, i, &bytes[start..start + r.source.len as usize])
+            .expect("a scored scenario re-reads from its trajectory file");
+        let again = parse_line(line.as_bytes()).expect("a read-back line parses");
+        assert_eq!(
+            (again.horizon, again.fed, again.success),
+            (r.horizon, r.fed.0, r.success),
+            "viewer and score disagree"
+        );
+    }
+}
+
 /// The tool-schema checker: compiling arbitrary tool definitions (any JSON Schema a log may
 /// carry) and checking arbitrary arguments against them.
 /// Input: `tools JSON` FILE_SEP `tool name` FILE_SEP `arguments JSON`.

@@ -206,6 +206,7 @@ fn step_calls(entries: &[Value]) -> Vec<RawStep> {
                 },
                 verdict,
                 call: Some(call),
+                agent_tool: None,
             }
         })
         .collect()
@@ -269,6 +270,7 @@ fn steps_from_result(result: &Value) -> Result<Vec<RawStep>, String> {
                 args: Some(arguments(args)),
                 verdict: Verdict::Unrecorded,
                 call: None,
+                agent_tool: None,
             });
         }
     }

@@ -107,6 +107,9 @@ pub struct LineExtra {
     pub failure_source: Option<FailureSource>,
     /// `meta.termination_reason`.
     pub termination_reason: Option<String>,
+    /// `meta.success_rule`: how the reader that wrote the line decided success (ToolSandbox's
+    /// similarity threshold), stated under the report's table.
+    pub success_rule: Option<String>,
     /// The line has its own `tools` field.
     pub has_tools: bool,
     /// Tools of the line whose schemas could not be compiled (name, reason).

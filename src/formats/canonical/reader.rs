@@ -28,6 +28,7 @@ pub(crate) fn emit(
 pub(crate) fn emit_line(out: &mut Sink<'_>, file: usize, line: String, source: Source) {
     match parse_line_ext(line.as_bytes(), &mut LineContext::new(false)) {
         Ok(CanonicalLine::Rollout(parsed, extra)) => {
+            out.success_rule(&parsed.dataset, extra.success_rule.as_deref());
             let reason = extra.termination_reason.as_deref();
             let mark = out.add(file, parsed, extra.failure_source, reason, source);
             if out.converting() {
@@ -127,6 +128,7 @@ impl FormatReader for Canonical {
                         line_text(bytes)
                     }
                 });
+                out.success_rule(&parsed.dataset, extra.success_rule.as_deref());
                 let reason = extra.termination_reason.as_deref();
                 let mark = out.add(file, parsed, extra.failure_source, reason, source);
                 if let Some(line) = converted {

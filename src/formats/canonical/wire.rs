@@ -190,7 +190,11 @@ impl WireRollout {
         }
         let extra = LineExtra {
             failure_source,
-            termination_reason: self.meta.and_then(|m| m.termination_reason),
+            termination_reason: self
+                .meta
+                .as_ref()
+                .and_then(|m| m.termination_reason.clone()),
+            success_rule: self.meta.and_then(|m| m.success_rule),
             ..LineExtra::default()
         };
         let parsed = ParsedRollout {
@@ -209,10 +213,11 @@ impl WireRollout {
     }
 }
 
-/// `meta`: any JSON value; only a string `termination_reason` of an object is read, anything
-/// else is ignored (meta is free-form).
+/// `meta`: any JSON value; only the strings `termination_reason` and `success_rule` of an object
+/// are read, anything else is ignored (meta is free-form).
 struct WireMeta {
     termination_reason: Option<String>,
+    success_rule: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for WireMeta {
@@ -225,25 +230,34 @@ impl<'de> Deserialize<'de> for WireMeta {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMeta, A::Error> {
                 let mut termination_reason = None;
+                let mut success_rule = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     if key == "termination_reason" {
                         let v = map.next_value::<serde_json::Value>()?;
                         termination_reason = v.as_str().map(str::to_string);
+                    } else if key == "success_rule" {
+                        let v = map.next_value::<serde_json::Value>()?;
+                        success_rule = v.as_str().map(str::to_string);
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
                 }
-                Ok(WireMeta { termination_reason })
+                Ok(WireMeta {
+                    termination_reason,
+                    success_rule,
+                })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMeta, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(WireMeta {
                     termination_reason: None,
+                    success_rule: None,
                 })
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMeta, E> {
                 Ok(WireMeta {
                     termination_reason: None,
+                    success_rule: None,
                 })
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMeta, E> {

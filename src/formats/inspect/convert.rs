@@ -431,6 +431,7 @@ pub(crate) fn convert_sample(
                 args: call.arguments,
                 verdict,
                 call: None,
+                agent_tool: None,
             });
         }
     }
@@ -473,6 +474,7 @@ pub(crate) fn convert_sample(
             args: e.arguments.take(),
             verdict,
             call: None,
+            agent_tool: None,
         });
     }
 

@@ -328,6 +328,7 @@ fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
                 args: call.arguments.as_ref().map(arguments),
                 verdict,
                 call: None,
+                agent_tool: None,
             });
         }
     }

@@ -210,6 +210,54 @@ fn FileOptions(id: u32) -> impl IntoView {
                     " Keep errored samples as failures"
                 </label>
             </fieldset>
+            <fieldset class="stack">
+                <legend>"ToolSandbox run (set on its result_summary.json)"</legend>
+                <label class="stack">
+                    "Success threshold τ on similarity"
+                    <input
+                        type="number"
+                        min="0"
+                        max="1"
+                        step="0.01"
+                        data-testid="file-ts-threshold"
+                        prop:value=move || current().toolsandbox.tau.to_string()
+                        on:change=move |e| {
+                            let text = super::dom::target_value(&e);
+                            let mut o = current();
+                            match text.trim().parse::<f64>() {
+                                Ok(tau) if (0.0..=1.0).contains(&tau) => {
+                                    o.toolsandbox.tau = tau;
+                                    session.set_file_options(id, o);
+                                }
+                                _ => {
+                                    session
+                                        .notice
+                                        .set(
+                                            Some(
+                                                format!(
+                                                    "the similarity threshold must be a number from 0 to 1, got {text:?}",
+                                                ),
+                                            ),
+                                        )
+                                }
+                            }
+                        }
+                    />
+                </label>
+                <label>
+                    <input
+                        type="checkbox"
+                        data-testid="file-ts-provider"
+                        prop:checked=move || current().toolsandbox.keep_provider_errors
+                        on:change=move |e| {
+                            let mut o = current();
+                            o.toolsandbox.keep_provider_errors = event_target_checked(&e);
+                            session.set_file_options(id, o);
+                        }
+                    />
+                    " Keep scenarios that failed with a provider error (as failures)"
+                </label>
+            </fieldset>
         </details>
     }
 }

@@ -160,6 +160,7 @@ pub fn Rollouts() -> impl IntoView {
                             >
                                 <span class="depth">{s.depth}</span>
                                 <code class="tool">{s.tool.clone().unwrap_or_else(|| "(no tool name)".to_string())}</code>
+                                {s.agent_tool.clone().map(|a| view! { <span class="muted" data-testid="step-agent-tool">{format!(" (called as {a})")}</span> })}
                                 <code class="args">{s.args.clone().unwrap_or_default()}</code>
                                 {s.first_error.then(|| view! { <span class="tag">"first invalid step"</span> })}
                                 {s.after_first_error.then(|| view! { <span class="tag muted">"after first error"</span> })}
