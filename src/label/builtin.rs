@@ -55,7 +55,7 @@ const NOT_FOUND: &str = r"not found|no such file|no such directory|does not exis
 pub const RULES: &[Row] = &[
     // Environment faults: not the agent's.
     row("env.unavailable", "environment",
-        r"\b50[234]\b|service unavailable|bad gateway|gateway time-?out|internal server error|InternalServerError|server overloaded|\boverloaded_error\b",
+        r"(http|status|error code|status code)\D{0,4}\b50[0-4]\b|\b50[0-4] (service|bad|gateway|internal)|service unavailable|bad gateway|gateway time-?out|internal server error|InternalServerError|server overloaded|\boverloaded_error\b",
         "the service answered with a server error (5xx, unavailable): the environment failed, not the action"),
     row("env.harness_call_id", "environment",
         r"call_[0-9a-z_]*-[0-9a-z_-]*_parameters\s*=",
@@ -64,7 +64,7 @@ pub const RULES: &[Row] = &[
         r"timed out|time-out error|timeout ?error|APITimeoutError|deadline exceeded|read timeout|connect timeout|request timeout",
         "the call timed out: the environment did not answer, so the action was never judged"),
     row("env.rate_limit", "environment",
-        r"rate[ _-]?limit|too many requests|\b429\b|quota exceeded",
+        r"rate[ _-]?limit|too many requests|(http|status|error code|status code)\D{0,4}\b429\b|quota exceeded",
         "the service refused the call for load (rate limit, 429): not a fault of the action"),
     row("env.connection", "environment",
         r"connection (reset|refused|aborted)|ECONNRESET|ECONNREFUSED|broken pipe|APIConnectionError",
@@ -240,7 +240,11 @@ mod tests {
         match id {
             "env.unavailable" => (
                 vec![c("get_order", "503 Service Unavailable"), c("t", "InternalServerError: Error code: 500")],
-                vec![c("t", "Error: flight HAT503 not available"), c("t", "ConnectionError: Wifi is not enabled")],
+                vec![
+                    c("t", "Error: flight HAT503 not available"),
+                    c("t", "Error: order #503 not found"),
+                    c("t", "ConnectionError: Wifi is not enabled"),
+                ],
             ),
             "env.harness_call_id" => (
                 vec![c("set_wifi_status", "  File \"<input>\", line 1\n    call_0_e82db82e-9824-40e2-a611-58f3abc50d9d_parameters = {'on': False}\n    ^\nSyntaxError: invalid syntax\n")],
@@ -251,8 +255,12 @@ mod tests {
                 vec![c("set_timer", "Error: timeout must be a positive integer")],
             ),
             "env.rate_limit" => (
-                vec![c("t", "RateLimitError: Error code: 429"), c("t", "Too Many Requests")],
-                vec![c("t", "Error: limit of 4 bags per passenger")],
+                vec![
+                    c("t", "RateLimitError: Error code: 429"),
+                    c("t", "HTTP 429"),
+                    c("t", "Too Many Requests"),
+                ],
+                vec![c("t", "Error: limit of 4 bags per passenger"), c("t", "Error: flight 429 is full")],
             ),
             "env.connection" => (
                 vec![c("t", "ConnectionResetError: [Errno 104] Connection reset by peer")],
