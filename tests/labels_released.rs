@@ -212,6 +212,37 @@ fn cell(s: &str) -> String {
     cut.replace('|', "\\|").replace('`', "'")
 }
 
+/// Written after reading every example below against the paper's definitions (metrics.md).
+const HAND_CHECK: &str = "
+## Hand check
+
+Every example below was read against the definitions in metrics.md. Agreed without reservation:
+the schema examples (unknown keyword arguments, unparsable calls, values a validator rejects —
+`Invalid departure airport code: Los Angeles` is a city where a code belongs), the precondition
+examples (doors locked, brake pressed, logged in, Wi-Fi / cellular / location on, not in low
+battery mode, a line suspended before resuming, an order delivered before an exchange), and the
+state examples (payments that do not add up to the price, seats, gift-card balance, tank
+capacity). Judgement calls, each stated in its rule's rationale:
+
+- `dependency.missing_reference` (`Order not found`, `payment method not found`, BFCL's
+  `No such file or directory`): the log holds neither the tools' outputs nor the user's turns,
+  so a reference that does not resolve cannot be told apart from one the agent was never given;
+  the tie-break picks dependency. Where an earlier accepted step used the same value, the rule is
+  `dependency.stale_reference` and the call is a dependency failure by the definition.
+- `information.lookup_empty` (`find_user_id_by_email` → `User not found`): a lookup by the
+  agent's own keys finding nothing is read as missing information, not a broken reference.
+- `information.no_tool`: a rollout that ended without any tool call where one was needed (the
+  agent asked for, or never obtained, what it needed — e.g. tau-bench task 1 ends with the agent
+  saying it needs the reservation id) is read as information; it has no error text to go by.
+- `schema.no_criteria` (ToolSandbox `No search criteria are given`): both an argument-binding
+  failure (schema) and missing information fit; the tie-break picks schema.
+- `state.unavailable` (`flight … not available on date …`): read as the environment refusing a
+  transition in its current state; a precondition reading is possible and ranks earlier only if a
+  prerequisite action could have made the flight available, which none can.
+- `env.harness_call_id` (3 ToolSandbox DeepSeek-V3 calls): the harness, not the agent, wrote the
+  unparsable code (a call id with `-` used as a Python name), so these are the environment's.
+";
+
 fn document(benchmarks: &[(&str, Vec<Failure>)]) -> String {
     let mut d = String::new();
     d.push_str(
@@ -238,6 +269,7 @@ fn document(benchmarks: &[(&str, Vec<Failure>)]) -> String {
             failures.len()
         );
     }
+    d.push_str(HAND_CHECK);
     for (name, failures) in benchmarks {
         let _ = writeln!(d, "\n## {name}\n");
         if failures.is_empty() {
