@@ -65,7 +65,42 @@ pub struct RolloutPage {
     pub rows: Vec<RolloutRow>,
 }
 
-/// Lists a condition's rollouts, ordered by task id then input position.
+/// Natural order of task ids: runs of ASCII digits compare as numbers (`2` < `10`), the rest
+/// as text, so `t2` < `t10` and `0, 1, 2, …, 10` list as people count. Ids equal as numbers but
+/// written differently (`7` and `007`) fall back to plain text order, so the order is total and
+/// agrees with equality.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while let (Some(&cx), Some(&cy)) = (x.first(), y.first()) {
+        if cx.is_ascii_digit() && cy.is_ascii_digit() {
+            let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+            let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+            // Leading zeros do not change a number; compare lengths, then digits.
+            let trim = |d: &[u8]| -> usize { d.iter().take_while(|&&c| c == b'0').count() };
+            let (nx, ny) = (&x[trim(&x[..dx])..dx], &y[trim(&y[..dy])..dy]);
+            let o = nx.len().cmp(&ny.len()).then_with(|| nx.cmp(ny));
+            if o != Ordering::Equal {
+                return o;
+            }
+            x = &x[dx..];
+            y = &y[dy..];
+        } else {
+            if cx != cy {
+                // Compare whole characters, not bytes of one: cut at the next digit or end.
+                let run = |s: &[u8]| s.iter().position(u8::is_ascii_digit).unwrap_or(s.len());
+                let (tx, ty) = (&x[..run(x)], &y[..run(y)]);
+                return tx.cmp(ty);
+            }
+            x = &x[1..];
+            y = &y[1..];
+        }
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
+}
+
+/// Lists a condition's rollouts, ordered by task id (natural order, [`natural_cmp`]) then input
+/// position.
 pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
     let needle = q.search.to_lowercase();
     let mut matching: Vec<usize> = corpus
@@ -93,9 +128,7 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
         .collect();
     matching.sort_by(|&a, &b| {
         let (ra, rb) = (&corpus.rollouts[a], &corpus.rollouts[b]);
-        corpus
-            .task_name(ra.task)
-            .cmp(corpus.task_name(rb.task))
+        natural_cmp(corpus.task_name(ra.task), corpus.task_name(rb.task))
             .then((ra.source.file, ra.source.line).cmp(&(rb.source.file, rb.source.line)))
     });
     let total = matching.len();
@@ -211,4 +244,48 @@ fn compact(raw: &str) -> String {
     serde_json::from_str::<serde_json::Value>(raw)
         .map(|v| v.to_string())
         .unwrap_or_else(|_| raw.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering::*;
+
+    #[test]
+    fn natural_order_of_task_ids() {
+        let mut ids = vec![
+            "10", "2", "1", "0", "11", "t10", "t2", "t1a", "t1", "a", "", "007", "7",
+        ];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            ids,
+            ["", "0", "1", "2", "007", "7", "10", "11", "a", "t1", "t1a", "t2", "t10"]
+        );
+        assert_eq!(natural_cmp("multi_turn_base_9", "multi_turn_base_10"), Less);
+        assert_eq!(natural_cmp("x", "x"), Equal);
+        assert_eq!(natural_cmp("é2", "é10"), Less);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            Less
+        );
+    }
+
+    /// A total order consistent with equality: antisymmetric, and Equal only for equal text.
+    #[test]
+    fn natural_order_is_total() {
+        let ids = [
+            "1", "01", "001", "a1", "a01", "a1b", "b", "1a", "1 ", " 1", "ä", "z9z", "z09z",
+        ];
+        for a in ids {
+            for b in ids {
+                assert_eq!(natural_cmp(a, b), natural_cmp(b, a).reverse(), "{a} {b}");
+                assert_eq!(natural_cmp(a, b) == Equal, a == b, "{a} {b}");
+                for c in ids {
+                    if natural_cmp(a, b) == Less && natural_cmp(b, c) == Less {
+                        assert_eq!(natural_cmp(a, c), Less, "{a} {b} {c}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ mod cli {
 
     use prefix_exec::formats::ImportOptions;
     use prefix_exec::ingest::Ingest;
-    use prefix_exec::report::{build_report_full, table, Settings};
+    use prefix_exec::report::{build_report_full, table, ConditionRef, Settings};
     use prefix_exec::score::MaxDepth;
 
     #[derive(Parser)]
@@ -47,6 +47,8 @@ mod cli {
             prefix-exec score runs.jsonl\n  \
             prefix-exec score a.jsonl b.jsonl --bootstrap 2000 --seed 7 --json report.json\n  \
             prefix-exec score runs.jsonl --pair Dual-Loop,\"Plan-Cond. ReAct\" --json - | jq .paired\n  \
+            prefix-exec score a.json b.json --compare claude-opus-4-6 experimental_agent \
+            openai/gpt-oss-120b langchain_agent --json - | jq .paired\n  \
             prefix-exec score runs.jsonl --bootstrap 0 --max-depth all")]
         Score(ScoreArgs),
         /// Convert released runs (tau-bench, tau2-bench, BFCL multi-turn, canonical) into one
@@ -130,6 +132,7 @@ mod cli {
                 level: self.level,
                 max_depth: self.max_depth,
                 pairs,
+                compare: Vec::new(),
             };
             settings.validate().map_err(anyhow::Error::msg)?;
             Ok(settings)
@@ -196,6 +199,17 @@ mod cli {
         /// Restrict paired comparisons to methods (or models) A and B; repeatable.
         #[arg(long = "pair", value_name = "A,B", value_parser = parse_pair)]
         pairs: Vec<(String, String)>,
+        /// Also compare condition A with condition B (any two conditions of a dataset, paired
+        /// by task on their shared tasks): four separate arguments, so names may hold any
+        /// character (quote those with spaces); repeatable.
+        #[arg(
+            long = "compare",
+            num_args = 4,
+            value_names = ["MODEL_A", "METHOD_A", "MODEL_B", "METHOD_B"],
+            allow_hyphen_values = true,
+            action = clap::ArgAction::Append
+        )]
+        compare: Vec<String>,
         /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
         /// (the table then goes to stderr).
         #[arg(long, value_name = "OUT|-")]
@@ -280,7 +294,19 @@ mod cli {
     }
 
     fn score(args: ScoreArgs) -> Result<ExitCode> {
-        let settings = args.report.settings(args.pairs)?;
+        let mut settings = args.report.settings(args.pairs)?;
+        // clap hands each `--compare` over as exactly four values, in order.
+        settings.compare = args
+            .compare
+            .chunks_exact(4)
+            .map(|c| {
+                (
+                    ConditionRef::new(&c[0], &c[1]),
+                    ConditionRef::new(&c[2], &c[3]),
+                )
+            })
+            .collect();
+        settings.validate().map_err(anyhow::Error::msg)?;
         let mut progress = Progress::new(args.quiet);
         let mut ingest = Ingest::new();
         for path in &args.files {
@@ -591,6 +617,12 @@ mod cli {
         let json = publication.manifest_json();
         std::fs::write(args.output.join(MANIFEST), &json)?;
         let app_bytes = copy_app(&app, &args.output)?;
+        // The copied index.html says the page is a site, so the app looks for its manifest.
+        let index = args.output.join("index.html");
+        let html = std::fs::read_to_string(&index)
+            .with_context(|| format!("cannot read {}", index.display()))?;
+        std::fs::write(&index, prefix_exec::site::mark_site_index(&html))
+            .with_context(|| format!("cannot write {}", index.display()))?;
         eprintln!(
             "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
             args.output.display(),

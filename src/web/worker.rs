@@ -164,6 +164,7 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
         let bytes = fetch_own(&name).await?;
         files.push((name, bytes));
     }
+    let index = crate::site::mark_site_index(&String::from_utf8_lossy(&index)).into_bytes();
     files.push(("index.html".to_string(), index));
     files.extend(publication.files.iter().cloned());
     files.push((
