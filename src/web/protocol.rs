@@ -20,6 +20,9 @@ pub struct JobSettings {
     /// Pairs to compare (method or model names); empty = the automatic pairs.
     #[serde(default)]
     pub pairs: Vec<(String, String)>,
+    /// Cross-condition comparisons asked for (besides the automatic ones).
+    #[serde(default)]
+    pub compare: Vec<(crate::report::ConditionRef, crate::report::ConditionRef)>,
 }
 
 impl Default for JobSettings {
@@ -30,6 +33,7 @@ impl Default for JobSettings {
             level: 0.95,
             max_depth: "10".to_string(),
             pairs: Vec::new(),
+            compare: Vec::new(),
         }
     }
 }
@@ -58,6 +62,7 @@ impl JobSettings {
             level: self.level,
             max_depth,
             pairs: self.pairs.clone(),
+            compare: self.compare.clone(),
         };
         settings.validate()?;
         Ok(settings)

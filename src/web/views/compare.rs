@@ -21,17 +21,18 @@ fn find_pair(
         if p.compare != "methods" || p.dataset != dataset || p.model.as_deref() != Some(model) {
             return None;
         }
-        if p.a == a && p.b == b {
+        let (pa, pb) = (p.a.name()?, p.b.name()?);
+        if pa == a && pb == b {
             Some(p.clone())
-        } else if p.a == b && p.b == a {
+        } else if pa == b && pb == a {
             // `0.0 - x`, not `-x`: an exact zero must stay +0.0 (and print as 0.00).
             let flip = |d: Delta| Delta {
                 delta: d.delta.map(|x| 0.0 - x),
                 ci: d.ci.map(|[lo, hi]| [0.0 - hi, 0.0 - lo]),
             };
             Some(PairedReport {
-                a: a.to_string(),
-                b: b.to_string(),
+                a: p.b.clone(),
+                b: p.a.clone(),
                 ter: flip(p.ter),
                 auc_pec: flip(p.auc_pec),
                 mean_fed: flip(p.mean_fed),
