@@ -165,6 +165,109 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
     }
 }
 
+/// Two conditions of a dataset to compare task by task.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairTasksQuery {
+    pub dataset: String,
+    pub a: crate::report::ConditionRef,
+    pub b: crate::report::ConditionRef,
+}
+
+/// One condition's rollouts of one task.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskSide {
+    pub trials: u32,
+    pub successes: u32,
+    pub fully_executable: u32,
+    /// Corpus indices of the rollouts, in input order (to ask for their steps).
+    pub rollouts: Vec<usize>,
+}
+
+impl TaskSide {
+    /// Every trial succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.trials > 0 && self.successes == self.trials
+    }
+}
+
+/// A task both conditions ran, where they differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDiff {
+    pub task_id: String,
+    pub a: TaskSide,
+    pub b: TaskSide,
+}
+
+/// Task-level agreement of two conditions on their shared tasks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairTasks {
+    pub shared: u64,
+    pub only_a: u64,
+    pub only_b: u64,
+    /// Shared tasks by success (a task succeeds in a condition when every trial of it did):
+    /// both, A only, B only, neither.
+    pub cells: [u64; 4],
+    /// Shared tasks whose success or full-executability counts differ between A and B, in
+    /// natural task order.
+    pub differing: Vec<TaskDiff>,
+}
+
+/// Compares two conditions task by task: shared tasks, the four success cells, and the tasks
+/// where they differ in success or in full executability (trial counts compared as shares).
+pub fn pair_tasks(corpus: &Corpus, q: &PairTasksQuery) -> PairTasks {
+    use std::collections::BTreeMap;
+    let mut sides: [BTreeMap<u32, TaskSide>; 2] = [BTreeMap::new(), BTreeMap::new()];
+    for (i, r) in corpus.rollouts.iter().enumerate() {
+        let (d, m, me) = corpus.condition_names(r.condition);
+        if d != q.dataset {
+            continue;
+        }
+        for (side, c) in [&q.a, &q.b].into_iter().enumerate() {
+            if m == c.model && me == c.method {
+                let t = sides[side].entry(r.task).or_default();
+                t.trials += 1;
+                t.successes += u32::from(r.success);
+                t.fully_executable += u32::from(r.fully_executable());
+                t.rollouts.push(i);
+            }
+        }
+    }
+    let [mut a, mut b] = sides;
+    let mut out = PairTasks {
+        only_b: b.keys().filter(|t| !a.contains_key(t)).count() as u64,
+        ..PairTasks::default()
+    };
+    let mut differing = Vec::new();
+    for (task, sa) in std::mem::take(&mut a) {
+        let Some(sb) = b.remove(&task) else {
+            out.only_a += 1;
+            continue;
+        };
+        out.shared += 1;
+        let cell = match (sa.succeeded(), sb.succeeded()) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        out.cells[cell] += 1;
+        // Shares compared exactly: x/n ≠ y/m ⇔ x·m ≠ y·n.
+        let differ = |x: u32, y: u32| {
+            u64::from(x) * u64::from(sb.trials) != u64::from(y) * u64::from(sa.trials)
+        };
+        if differ(sa.successes, sb.successes) || differ(sa.fully_executable, sb.fully_executable) {
+            differing.push(TaskDiff {
+                task_id: corpus.task_name(task).to_string(),
+                a: sa,
+                b: sb,
+            });
+        }
+    }
+    differing.sort_by(|x, y| natural_cmp(&x.task_id, &y.task_id));
+    out.differing = differing;
+    out
+}
+
 /// One step of a rollout, for display.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepView {
@@ -250,6 +353,48 @@ fn compact(raw: &str) -> String {
 mod tests {
     use super::natural_cmp;
     use std::cmp::Ordering::*;
+
+    #[test]
+    fn pair_tasks_cells_and_differences() {
+        use super::{pair_tasks, PairTasksQuery};
+        use crate::report::ConditionRef;
+        let line = |t: &str, m: &str, ok: bool, step: bool| {
+            format!(
+                r#"{{"dataset":"d","task_id":"{t}","model":"{m}","method":"x","success":{ok},"steps":[{{"ok":{step}}}]}}"#
+            ) + "\n"
+        };
+        let text: String = [
+            line("10", "a", true, true),
+            line("2", "a", true, false),
+            line("3", "a", false, true),
+            line("4", "a", false, true),
+            line("only-a", "a", true, true),
+            line("10", "b", true, true),
+            line("2", "b", false, false),
+            line("3", "b", true, true),
+            line("4", "b", false, false),
+            line("4", "b", false, true),
+            line("only-b", "b", true, true),
+        ]
+        .concat();
+        let corpus = crate::input::read_files([("r.jsonl", text.as_bytes())]);
+        let p = pair_tasks(
+            &corpus,
+            &PairTasksQuery {
+                dataset: "d".into(),
+                a: ConditionRef::new("a", "x"),
+                b: ConditionRef::new("b", "x"),
+            },
+        );
+        assert_eq!((p.shared, p.only_a, p.only_b), (4, 1, 1));
+        // both: 10; A only: 2; B only: 3; neither: 4.
+        assert_eq!(p.cells, [1, 1, 1, 1]);
+        // 10 agrees; 4 differs in full executability only (1/1 vs 1/2); natural order.
+        let ids: Vec<&str> = p.differing.iter().map(|d| d.task_id.as_str()).collect();
+        assert_eq!(ids, ["2", "3", "4"]);
+        assert_eq!(p.differing[2].b.trials, 2);
+        assert_eq!(p.differing[2].b.fully_executable, 1);
+    }
 
     #[test]
     fn natural_order_of_task_ids() {

@@ -44,7 +44,7 @@ pub struct Settings {
 }
 
 /// A condition of a dataset, named by its model and method.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ConditionRef {
     pub model: String,
     pub method: String,

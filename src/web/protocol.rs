@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browse::{RolloutPage, RolloutQuery, StepView};
+use crate::browse::{PairTasks, PairTasksQuery, RolloutPage, RolloutQuery, StepView};
 
 /// The report settings as the page sends them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,6 +86,10 @@ pub enum ToWorker {
     Rollouts { job: u32, query: RolloutQuery },
     /// One rollout's steps.
     Steps { job: u32, index: usize },
+    /// Two conditions compared task by task.
+    PairTasks { job: u32, query: PairTasksQuery },
+    /// The steps of several rollouts at once (side by side).
+    StepsOf { job: u32, indices: Vec<usize> },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -122,6 +126,14 @@ pub enum FromWorker {
         index: usize,
         steps: Result<Vec<StepView>, String>,
         line: String,
+    },
+    PairTasks {
+        job: u32,
+        result: PairTasks,
+    },
+    StepsOf {
+        job: u32,
+        items: Vec<(usize, Result<Vec<StepView>, String>)>,
     },
     Failed {
         job: u32,

@@ -88,6 +88,10 @@ pub struct Results {
     pub report_json: RwSignal<Arc<String>>,
     pub rollouts: RwSignal<Option<RolloutPage>>,
     pub steps: RwSignal<Option<(usize, StepsResult)>>,
+    /// The compared pair task by task (Paired comparison).
+    pub pair_tasks: RwSignal<Option<crate::browse::PairTasks>>,
+    /// Steps of the rollouts shown side by side.
+    pub pair_steps: RwSignal<Vec<(usize, StepsResult)>>,
     /// The state of "Download this report" (a site zip built in the worker).
     pub site_build: RwSignal<Option<String>>,
 }
@@ -115,6 +119,8 @@ impl Session {
             report_json: RwSignal::new(Arc::new(String::new())),
             rollouts: RwSignal::new(None),
             steps: RwSignal::new(None),
+            pair_tasks: RwSignal::new(None),
+            pair_steps: RwSignal::new(Vec::new()),
             site_build: RwSignal::new(None),
         };
         Session {
@@ -244,6 +250,8 @@ impl Session {
         let results = self.results;
         results.rollouts.set(None);
         results.steps.set(None);
+        results.pair_tasks.set(None);
+        results.pair_steps.set(Vec::new());
         let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
             h.iter()
                 .map(|(_, f)| {
@@ -365,6 +373,16 @@ impl Session {
         self.ask(|job| ToWorker::Steps { job, index });
     }
 
+    /// Asks the worker to compare two conditions task by task.
+    pub fn query_pair_tasks(&self, query: crate::browse::PairTasksQuery) {
+        self.ask(|job| ToWorker::PairTasks { job, query });
+    }
+
+    /// Asks the worker for the steps of several rollouts (shown side by side).
+    pub fn query_steps_of(&self, indices: Vec<usize>) {
+        self.ask(|job| ToWorker::StepsOf { job, indices });
+    }
+
     fn ask(&self, make: impl FnOnce(u32) -> ToWorker) {
         self.bridge.with_value(|b| {
             if let (Some(w), false) = (&b.worker, b.busy) {
@@ -461,6 +479,10 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
         FromWorker::Steps {
             job, index, steps, ..
         } if job == current => results.steps.set(Some((index, steps))),
+        FromWorker::PairTasks { job, result } if job == current => {
+            results.pair_tasks.set(Some(result))
+        }
+        FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
         // Job 0 is the worker itself (it could not start or could not read a message).
         FromWorker::Failed { job, message } if job == current || job == 0 => {
             bridge.update_value(|b| b.busy = false);
