@@ -217,6 +217,11 @@ mod cli {
         /// Decimal places in the table.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
         decimals: u8,
+        /// Table layout: "paper" (a block per dataset × model, methods as rows) or
+        /// "leaderboard" (a block per dataset, a row per condition); default: leaderboard when
+        /// every model has a single method.
+        #[arg(long, value_parser = ["paper", "leaderboard"])]
+        layout: Option<String>,
         /// No progress output.
         #[arg(long, short)]
         quiet: bool,
@@ -341,7 +346,12 @@ mod cli {
         });
         progress.done();
 
-        let text = table::render_text(&report, usize::from(args.decimals));
+        let layout = args
+            .layout
+            .as_deref()
+            .and_then(table::Layout::from_name)
+            .unwrap_or_else(|| table::Layout::default_for(&report));
+        let text = table::render_text_as(&report, usize::from(args.decimals), layout);
         let json = report.to_json();
         match args.json.as_deref() {
             Some("-") => {
