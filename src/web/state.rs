@@ -23,6 +23,9 @@ use crate::report::Report;
 pub struct FileEntry {
     pub id: u32,
     pub name: String,
+    /// The path relative to a dropped or picked folder (`run/score/<model>/….json`), or the
+    /// name: the name the worker gets, so formats can pair files by folder.
+    pub path: String,
     pub size: f64,
     /// Name overrides and termination-reason exclusions for this file.
     pub options: crate::formats::ImportOptions,
@@ -164,14 +167,34 @@ impl Session {
     /// Adds files; one already loaded (same name, size and modification time) is not added
     /// again but reported, so nothing is counted twice.
     pub fn add_files(&self, files: Vec<File>) {
+        // A file of a folder picked with the directory picker knows its relative path.
+        let with_paths = files
+            .into_iter()
+            .map(|f| {
+                let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                    .ok()
+                    .and_then(|p| p.as_string())
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or_else(|| f.name());
+                (f, path)
+            })
+            .collect();
+        self.add_files_with_paths(with_paths);
+    }
+
+    /// [`Session::add_files`] with each file's path relative to its dropped folder.
+    pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
         let mut added = 0;
         let mut duplicates = Vec::new();
-        for file in files {
+        for (file, path) in files {
             let known = self.handles.with_value(|h| {
-                h.iter().any(|(_, f)| {
+                h.iter().any(|(id, f)| {
                     f.name() == file.name()
                         && f.size() == file.size()
                         && f.last_modified() == file.last_modified()
+                        && self
+                            .files
+                            .with_untracked(|es| es.iter().any(|e| e.id == *id && e.path == path))
                 })
             });
             if known {
@@ -184,6 +207,7 @@ impl Session {
                 f.push(FileEntry {
                     id,
                     name: file.name(),
+                    path: path.clone(),
                     size: file.size(),
                     options: crate::formats::ImportOptions {
                         schema_checks: self.schema_checks.get_untracked(),
@@ -254,14 +278,16 @@ impl Session {
         results.pair_steps.set(Vec::new());
         let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
             h.iter()
-                .map(|(_, f)| {
-                    // A file from a dropped folder keeps its relative path: some formats
-                    // pair files by folder (BFCL result + score, tau2 directory runs).
-                    let path = js_sys::Reflect::get(f, &"webkitRelativePath".into())
-                        .ok()
-                        .and_then(|p| p.as_string())
-                        .unwrap_or_default();
-                    (if path.is_empty() { f.name() } else { path }, f.clone())
+                .map(|(id, f)| {
+                    // A file from a dropped or picked folder keeps its relative path: some
+                    // formats pair files by folder (BFCL result + score, tau2 directory runs).
+                    let path = self
+                        .files
+                        .with_untracked(|es| {
+                            es.iter().find(|e| e.id == *id).map(|e| e.path.clone())
+                        })
+                        .unwrap_or_else(|| f.name());
+                    (path, f.clone())
                 })
                 .unzip()
         });
