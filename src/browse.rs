@@ -377,7 +377,7 @@ mod tests {
             line("only-b", "b", true, true),
         ]
         .concat();
-        let corpus = crate::input::read_files([("r.jsonl", text.as_bytes())]);
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
         let p = pair_tasks(
             &corpus,
             &PairTasksQuery {

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use prefix_exec::input::read_files;
+use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, ConditionRef, PairSide, PairedReport, Report, Settings};
 
 /// One canonical line: `steps` is a string of `+` (executable) and `-` (rejected) steps.

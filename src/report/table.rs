@@ -426,7 +426,7 @@ mod tests {
             line("2", "m3", "r", false, false),
         ]
         .concat();
-        let corpus = crate::input::read_files([("r.jsonl", text.as_bytes())]);
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
         crate::report::build_report(
             &corpus,
             &crate::report::Settings {

@@ -115,7 +115,7 @@ pub fn MainTable() -> impl IntoView {
                 "Layout "
                 <select
                     data-testid="table-layout"
-                    on:change=move |e| view.layout.set(crate::web::app::target_value(&e))
+                    on:change=move |e| view.layout.set(super::dom::target_value(&e))
                     prop:value=move || layout().name()
                 >
                     <option value="leaderboard" selected=current == Layout::Leaderboard>"leaderboard (one row per condition)"</option>
