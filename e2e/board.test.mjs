@@ -130,3 +130,80 @@ test('paired comparison of any two conditions: Δ = CLI, task table, side by sid
   assert.ok(exported.equals(asked), 'the export equals prefix-exec score --compare g y h x');
   await assertHealthy();
 });
+
+// ------------------------------------------------------------------------------------------
+// Acceptance on real released runs (../shared/data/released-runs; skipped when absent): the
+// tau-bench and tau2 airline runs plus the BFCL multi-turn base runs of gpt-oss-20b and
+// glyphh-ada, whose result and score files have identical names.
+// ------------------------------------------------------------------------------------------
+
+const SHARED = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'shared', 'data', 'released-runs');
+const REAL = [
+  'tau-bench/gpt-4o-airline.json',
+  'tau2-bench/claude-sonnet-4-5_aide-platform_2025-10-31/trajectories/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json',
+  'bfcl/gpt-oss-20b-vllm/result/BFCL_v4_multi_turn_base_result.json',
+  'bfcl/gpt-oss-20b-vllm/score/BFCL_v4_multi_turn_base_score.json',
+  'bfcl/gorilla-pr1308-glyphh-ada-1.1/result/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_result.json',
+  'bfcl/gorilla-pr1308-glyphh-ada-1.1/score/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_score.json',
+];
+const WANT_N = { 'gpt-4o': 200, 'claude-sonnet-4-5': 50, 'glyphh-ada-1.1': 200, 'openai_gpt-oss-20b': 200 };
+
+/** Checks the leaderboard views of the real runs once they are computed. */
+async function checkRealRuns(page) {
+  const report = JSON.parse((await download(page, 'export-report-json')).bytes.toString('utf8'));
+  const n = Object.fromEntries(report.conditions.map((c) => [c.model, c.n]));
+  assert.deepEqual(n, WANT_N);
+  const oss = report.conditions.find((c) => c.model === 'openai_gpt-oss-20b');
+  assert.equal(oss.final_success.value, 0.515);
+  const cross = report.paired.filter((p) => p.compare === 'conditions');
+  assert.equal(cross.length, 1);
+  assert.deepEqual([cross[0].a.model, cross[0].b.model, cross[0].n_shared], ['glyphh-ada-1.1', 'openai_gpt-oss-20b', 200]);
+  // The leaderboard table: one block per dataset, every condition a row.
+  await page.getByTestId('tab-table').click();
+  assert.equal(await page.getByTestId('main-table').getAttribute('data-layout'), 'leaderboard');
+  assert.equal(await page.locator('[data-testid="main-table"] tr.block-head').count(), 3);
+  assert.equal(await page.locator('[data-testid="main-table"] tr[data-model]').count(), 4);
+  // Overlaid curves: one plot per dataset; the BFCL plot has both models in its legend.
+  await page.getByTestId('tab-curves').click();
+  await page.getByTestId('pec-plot').first().waitFor();
+  assert.equal(await page.getByTestId('pec-plot').count(), 3);
+  const legends = await page.locator('figure.plot').evaluateAll((figs) => figs.map((f) => [...f.querySelectorAll('[data-testid="legend-item"]')].map((b) => b.textContent.trim())));
+  assert.ok(legends.some((l) => l.length === 2 && l.includes('glyphh-ada-1.1 / fc') && l.includes('openai_gpt-oss-20b / fc')), JSON.stringify(legends));
+  // The paired comparison of the two BFCL models.
+  await page.getByTestId('tab-compare').click();
+  await pick(page, 'compare-dataset', 'bfcl/multi_turn_base');
+  await pick(page, 'compare-model', 'glyphh-ada-1.1');
+  await pick(page, 'compare-a', 'fc');
+  await pick(page, 'compare-b-model', 'openai_gpt-oss-20b');
+  await pick(page, 'compare-b', 'fc');
+  await page.getByTestId('compare-table').waitFor();
+  assert.equal(await page.getByTestId('compare-table').getAttribute('data-kind'), 'conditions');
+  await page.getByTestId('pair-counts').waitFor();
+  assert.equal(await page.getByTestId('pair-counts').innerText(), '200 shared tasks; 0 only in A; 0 only in B.');
+}
+
+test('real runs in one plain pick (BFCL names collide): every condition, pairs, overlay, leaderboard', { timeout: 300_000 }, async (t) => {
+  if (!fs.existsSync(SHARED)) return t.skip(`shared data not found at ${SHARED}`);
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', 300);
+  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(REAL.map((r) => path.join(SHARED, r))), 240_000);
+  await checkRealRuns(page);
+  await assertHealthy();
+});
+
+test('real runs as a picked folder: BFCL files pair by their folders; repeated names show their folder', { timeout: 300_000 }, async (t) => {
+  if (!fs.existsSync(SHARED)) return t.skip(`shared data not found at ${SHARED}`);
+  const dir = await tempDir(t);
+  const root = path.join(dir, 'runs');
+  for (const rel of REAL) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.copyFileSync(path.join(SHARED, rel), path.join(root, rel));
+  }
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', 300);
+  await computeAfter(page, () => page.getByTestId('folder-input').setInputFiles(root), 240_000);
+  const folders = await page.getByTestId('file-folder').allInnerTexts();
+  assert.ok(folders.some((f) => f.includes('gpt-oss-20b-vllm/result')), JSON.stringify(folders));
+  await checkRealRuns(page);
+  await assertHealthy();
+});

@@ -21,7 +21,7 @@ const FILES: &[&str] = &[
 ];
 
 /// gpt-oss-20b base: the official cohort counts its 4 inference errors as failed rollouts.
-const GPT_OSS_N: u64 = 196;
+const GPT_OSS_N: u64 = 200;
 
 fn score(extra: &[&str]) -> Option<(Value, String)> {
     if !Path::new(SHARED).is_dir() {
@@ -117,5 +117,147 @@ fn compare_any_two_named_conditions() {
     assert_eq!(
         r["settings"]["compare"][0][0],
         serde_json::json!({"model": "openai_gpt-oss-20b", "method": "fc"})
+    );
+}
+
+mod import_support;
+
+/// Two BFCL runs picked as plain files whose names collide (no folders): each score file pairs
+/// with the result file whose results its failures repeat.
+#[test]
+fn bfcl_runs_with_the_same_names_pair_by_content() {
+    use prefix_exec::formats::ImportOptions;
+    let result = |calls: [&str; 3]| -> Vec<u8> {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                format!(r#"{{"id": "multi_turn_base_{i}", "result": [[[{{"{c}": "{{}}"}}]]]}}"#)
+                    + "\n"
+            })
+            .collect::<String>()
+            .into_bytes()
+    };
+    let score = |model: &str, failed: &[(usize, &str)]| -> Vec<u8> {
+        let mut s = format!(
+            r#"{{"accuracy": 0.5, "correct_count": {}, "total_count": 3}}"#,
+            3 - failed.len()
+        ) + "\n";
+        for (i, c) in failed {
+            s += &format!(
+                r#"{{"id": "multi_turn_base_{i}", "model_name": "{model}", "test_category": "multi_turn_base", "model_result_raw": [[[{{"{c}": "{{}}"}}]]]}}"#
+            );
+            s.push('\n');
+        }
+        s.into_bytes()
+    };
+    const R: &str = "BFCL_v4_multi_turn_base_result.json";
+    const S: &str = "BFCL_v4_multi_turn_base_score.json";
+    // Run x fails test 1, run y fails tests 0 and 2; score files come first, in the other order.
+    let files = vec![
+        (S.to_string(), score("y-model", &[(0, "cd"), (2, "rm")])),
+        (S.to_string(), score("x-model", &[(1, "mv")])),
+        (R.to_string(), result(["ls", "mv", "pwd"])),
+        (R.to_string(), result(["cd", "ls", "rm"])),
+    ];
+    let (corpus, summary) = import_support::ingest_with(&files, &ImportOptions::default(), 64);
+    assert_eq!(corpus.rollouts.len(), 6, "{:?}", corpus.diagnostics);
+    // Only the note that these lines carry no tool outputs; nothing about pairing.
+    assert!(
+        corpus
+            .diagnostics
+            .iter()
+            .all(|d| d.message.contains("no inference_log")),
+        "{:?}",
+        corpus.diagnostics
+    );
+    let mut got: Vec<(String, String, bool)> = corpus
+        .rollouts
+        .iter()
+        .map(|r| {
+            let (_, model, _) = corpus.condition_names(r.condition);
+            (
+                model.to_string(),
+                corpus.task_name(r.task).to_string(),
+                r.success,
+            )
+        })
+        .collect();
+    got.sort();
+    let want: Vec<(String, String, bool)> = [
+        ("x-model", 0, true),
+        ("x-model", 1, false),
+        ("x-model", 2, true),
+        ("y-model", 0, false),
+        ("y-model", 1, true),
+        ("y-model", 2, false),
+    ]
+    .iter()
+    .map(|(m, i, ok)| (m.to_string(), format!("multi_turn_base_{i}"), *ok))
+    .collect();
+    assert_eq!(got, want);
+    assert!(summary.files.iter().all(|f| f.paired_with.is_some()));
+
+    // A result whose failures no score file repeats, and a score file repeating no result: both
+    // are errors on the file they concern.
+    let files = vec![
+        (S.to_string(), score("x-model", &[(1, "mv")])),
+        (S.to_string(), score("w-model", &[(1, "zz")])),
+        (R.to_string(), result(["ls", "mv", "pwd"])),
+        (R.to_string(), result(["cd", "ls", "rm"])),
+    ];
+    let (corpus, summary) = import_support::ingest_with(&files, &ImportOptions::default(), 64);
+    assert_eq!(corpus.rollouts.len(), 3);
+    assert_eq!(summary.files[0].paired_with.as_deref(), Some(R));
+    let problems: Vec<&str> = corpus
+        .diagnostics
+        .iter()
+        .filter(|d| !d.message.contains("no inference_log"))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(problems.len(), 2, "{:?}", corpus.diagnostics);
+    assert!(problems.iter().any(|m| m.contains("needs its score file")));
+    assert!(problems
+        .iter()
+        .any(|m| m.contains("cannot be scored alone")));
+}
+
+/// The real runs under their bare file names (a plain multi-file pick): paired by content,
+/// every condition with its N.
+#[test]
+fn real_bfcl_runs_picked_without_folders() {
+    use prefix_exec::formats::ImportOptions;
+    if !Path::new(SHARED).is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let files: Vec<(String, Vec<u8>)> = FILES[2..]
+        .iter()
+        .map(|rel| {
+            let p = Path::new(SHARED).join(rel);
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    assert_eq!(files[0].0, files[2].0, "the names collide");
+    let (corpus, _) = import_support::ingest_with(&files, &ImportOptions::default(), 1 << 16);
+    let report = prefix_exec::report::build_report(
+        &corpus,
+        &prefix_exec::report::Settings {
+            bootstrap: 0,
+            ..Default::default()
+        },
+    );
+    let rows: Vec<(String, u64, u64)> = report
+        .conditions
+        .iter()
+        .map(|c| (c.model.clone(), c.n, c.successes))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("glyphh-ada-1.1".to_string(), 200, 121),
+            ("openai_gpt-oss-20b".to_string(), 200, 103)
+        ]
     );
 }

@@ -159,6 +159,11 @@ mod cli {
         /// Do not check steps against the tool definitions a file carries.
         #[arg(long)]
         no_schema_checks: bool,
+        /// Leave out BFCL inference errors (result lines with a traceback and no trajectory)
+        /// instead of scoring them as rollouts that failed before any step, as the leaderboard
+        /// does; they are counted and reported.
+        #[arg(long)]
+        exclude_inference_errors: bool,
     }
 
     impl ImportArgs {
@@ -169,6 +174,7 @@ mod cli {
                 method: self.method.clone(),
                 exclude_termination: self.exclude_termination.clone(),
                 schema_checks: !self.no_schema_checks,
+                exclude_inference_errors: self.exclude_inference_errors,
             }
         }
     }

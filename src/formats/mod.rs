@@ -175,6 +175,10 @@ pub struct ImportOptions {
     pub exclude_termination: Vec<String>,
     /// Check each step against the tool definitions when the file has them.
     pub schema_checks: bool,
+    /// Leave out BFCL inference errors (result lines with a `traceback` and no trajectory)
+    /// instead of scoring them as rollouts that failed before any step (the leaderboard's
+    /// cohort); excluded lines are counted and reported.
+    pub exclude_inference_errors: bool,
 }
 
 impl Default for ImportOptions {
@@ -185,6 +189,7 @@ impl Default for ImportOptions {
             method: None,
             exclude_termination: Vec::new(),
             schema_checks: true,
+            exclude_inference_errors: false,
         }
     }
 }

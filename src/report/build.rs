@@ -507,9 +507,16 @@ fn plan_cross_pairs(
             task_index.extend(agg.blocks[b].tasks.iter().enumerate().map(|(i, &t)| (t, i)));
         }
     }
-    for r in &corpus.rollouts {
-        if let Some(row) = rank_of.get(&r.condition).and_then(|k| rows.get_mut(k)) {
-            let t = task_index[&r.task];
+    // Summed in the scorer's canonical order (task, FED, T, success within a condition), so the
+    // float sums do not depend on the order of the input lines.
+    let mut involved: Vec<(usize, usize, &crate::rollout::Rollout)> = corpus
+        .rollouts
+        .iter()
+        .filter_map(|r| Some((*rank_of.get(&r.condition)?, task_index[&r.task], r)))
+        .collect();
+    involved.sort_by_key(|&(rank, t, r)| (rank, t, r.fed.0, r.horizon, r.success));
+    for (rank, t, r) in involved {
+        if let Some(row) = rows.get_mut(&rank) {
             add_to_cell(&mut row[t * width..(t + 1) * width], r);
         }
     }

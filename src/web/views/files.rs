@@ -205,6 +205,19 @@ fn FileOptions(id: u32) -> impl IntoView {
                         .collect()
                 },
             )}
+            <label>
+                <input
+                    type="checkbox"
+                    data-testid="file-exclude-inference-errors"
+                    prop:checked=move || current().exclude_inference_errors
+                    on:change=move |e| {
+                        let mut o = current();
+                        o.exclude_inference_errors = event_target_checked(&e);
+                        session.set_file_options(id, o);
+                    }
+                />
+                " Exclude BFCL inference errors (scored as failed before any step otherwise, as the leaderboard counts them)"
+            </label>
             <p class="hint">"Excluded rollouts are counted under Input problems."</p>
         </details>
     }
