@@ -134,7 +134,8 @@ test('compare: swapping A and B mirrors the table; an exact zero reads 0.00 both
     await pick(page, 'compare-a', a);
     await pick(page, 'compare-b', b);
     await page.getByTestId('compare-table').waitFor();
-    await page.getByText(`A = ${a}, B = ${b}:`).waitFor();
+    // The caption names each side's condition (model / method) since A and B may differ in both.
+    await page.getByText(`A = ${model} / ${a}, B = ${model} / ${b}:`).waitFor();
     const rows = await read();
     const want = findPair(report, ds, model, a, b);
     assert.equal(rows.length, want.length);

@@ -71,7 +71,42 @@ pub struct RolloutPage {
     pub rows: Vec<RolloutRow>,
 }
 
-/// Lists a condition's rollouts, ordered by task id then input position.
+/// Natural order of task ids: runs of ASCII digits compare as numbers (`2` < `10`), the rest
+/// as text, so `t2` < `t10` and `0, 1, 2, …, 10` list as people count. Ids equal as numbers but
+/// written differently (`7` and `007`) fall back to plain text order, so the order is total and
+/// agrees with equality.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while let (Some(&cx), Some(&cy)) = (x.first(), y.first()) {
+        if cx.is_ascii_digit() && cy.is_ascii_digit() {
+            let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+            let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+            // Leading zeros do not change a number; compare lengths, then digits.
+            let trim = |d: &[u8]| -> usize { d.iter().take_while(|&&c| c == b'0').count() };
+            let (nx, ny) = (&x[trim(&x[..dx])..dx], &y[trim(&y[..dy])..dy]);
+            let o = nx.len().cmp(&ny.len()).then_with(|| nx.cmp(ny));
+            if o != Ordering::Equal {
+                return o;
+            }
+            x = &x[dx..];
+            y = &y[dy..];
+        } else {
+            if cx != cy {
+                // Compare whole characters, not bytes of one: cut at the next digit or end.
+                let run = |s: &[u8]| s.iter().position(u8::is_ascii_digit).unwrap_or(s.len());
+                let (tx, ty) = (&x[..run(x)], &y[..run(y)]);
+                return tx.cmp(ty);
+            }
+            x = &x[1..];
+            y = &y[1..];
+        }
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
+}
+
+/// Lists a condition's rollouts, ordered by task id (natural order, [`natural_cmp`]) then input
+/// position.
 pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
     let needle = q.search.to_lowercase();
     let mut matching: Vec<usize> = corpus
@@ -99,9 +134,7 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
         .collect();
     matching.sort_by(|&a, &b| {
         let (ra, rb) = (&corpus.rollouts[a], &corpus.rollouts[b]);
-        corpus
-            .task_name(ra.task)
-            .cmp(corpus.task_name(rb.task))
+        natural_cmp(corpus.task_name(ra.task), corpus.task_name(rb.task))
             .then((ra.source.file, ra.source.line).cmp(&(rb.source.file, rb.source.line)))
     });
     let total = matching.len();
@@ -147,6 +180,109 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
         offset: q.offset,
         rows,
     }
+}
+
+/// Two conditions of a dataset to compare task by task.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairTasksQuery {
+    pub dataset: String,
+    pub a: crate::report::ConditionRef,
+    pub b: crate::report::ConditionRef,
+}
+
+/// One condition's rollouts of one task.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskSide {
+    pub trials: u32,
+    pub successes: u32,
+    pub fully_executable: u32,
+    /// Corpus indices of the rollouts, in input order (to ask for their steps).
+    pub rollouts: Vec<usize>,
+}
+
+impl TaskSide {
+    /// Every trial succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.trials > 0 && self.successes == self.trials
+    }
+}
+
+/// A task both conditions ran, where they differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskDiff {
+    pub task_id: String,
+    pub a: TaskSide,
+    pub b: TaskSide,
+}
+
+/// Task-level agreement of two conditions on their shared tasks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairTasks {
+    pub shared: u64,
+    pub only_a: u64,
+    pub only_b: u64,
+    /// Shared tasks by success (a task succeeds in a condition when every trial of it did):
+    /// both, A only, B only, neither.
+    pub cells: [u64; 4],
+    /// Shared tasks whose success or full-executability counts differ between A and B, in
+    /// natural task order.
+    pub differing: Vec<TaskDiff>,
+}
+
+/// Compares two conditions task by task: shared tasks, the four success cells, and the tasks
+/// where they differ in success or in full executability (trial counts compared as shares).
+pub fn pair_tasks(corpus: &Corpus, q: &PairTasksQuery) -> PairTasks {
+    use std::collections::BTreeMap;
+    let mut sides: [BTreeMap<u32, TaskSide>; 2] = [BTreeMap::new(), BTreeMap::new()];
+    for (i, r) in corpus.rollouts.iter().enumerate() {
+        let (d, m, me) = corpus.condition_names(r.condition);
+        if d != q.dataset {
+            continue;
+        }
+        for (side, c) in [&q.a, &q.b].into_iter().enumerate() {
+            if m == c.model && me == c.method {
+                let t = sides[side].entry(r.task).or_default();
+                t.trials += 1;
+                t.successes += u32::from(r.success);
+                t.fully_executable += u32::from(r.fully_executable());
+                t.rollouts.push(i);
+            }
+        }
+    }
+    let [mut a, mut b] = sides;
+    let mut out = PairTasks {
+        only_b: b.keys().filter(|t| !a.contains_key(t)).count() as u64,
+        ..PairTasks::default()
+    };
+    let mut differing = Vec::new();
+    for (task, sa) in std::mem::take(&mut a) {
+        let Some(sb) = b.remove(&task) else {
+            out.only_a += 1;
+            continue;
+        };
+        out.shared += 1;
+        let cell = match (sa.succeeded(), sb.succeeded()) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        out.cells[cell] += 1;
+        // Shares compared exactly: x/n ≠ y/m ⇔ x·m ≠ y·n.
+        let differ = |x: u32, y: u32| {
+            u64::from(x) * u64::from(sb.trials) != u64::from(y) * u64::from(sa.trials)
+        };
+        if differ(sa.successes, sb.successes) || differ(sa.fully_executable, sb.fully_executable) {
+            differing.push(TaskDiff {
+                task_id: corpus.task_name(task).to_string(),
+                a: sa,
+                b: sb,
+            });
+        }
+    }
+    differing.sort_by(|x, y| natural_cmp(&x.task_id, &y.task_id));
+    out.differing = differing;
+    out
 }
 
 /// One step of a rollout, for display.
@@ -234,4 +370,90 @@ fn compact(raw: &str) -> String {
     serde_json::from_str::<serde_json::Value>(raw)
         .map(|v| v.to_string())
         .unwrap_or_else(|_| raw.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering::*;
+
+    #[test]
+    fn pair_tasks_cells_and_differences() {
+        use super::{pair_tasks, PairTasksQuery};
+        use crate::report::ConditionRef;
+        let line = |t: &str, m: &str, ok: bool, step: bool| {
+            format!(
+                r#"{{"dataset":"d","task_id":"{t}","model":"{m}","method":"x","success":{ok},"steps":[{{"ok":{step}}}]}}"#
+            ) + "\n"
+        };
+        let text: String = [
+            line("10", "a", true, true),
+            line("2", "a", true, false),
+            line("3", "a", false, true),
+            line("4", "a", false, true),
+            line("only-a", "a", true, true),
+            line("10", "b", true, true),
+            line("2", "b", false, false),
+            line("3", "b", true, true),
+            line("4", "b", false, false),
+            line("4", "b", false, true),
+            line("only-b", "b", true, true),
+        ]
+        .concat();
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
+        let p = pair_tasks(
+            &corpus,
+            &PairTasksQuery {
+                dataset: "d".into(),
+                a: ConditionRef::new("a", "x"),
+                b: ConditionRef::new("b", "x"),
+            },
+        );
+        assert_eq!((p.shared, p.only_a, p.only_b), (4, 1, 1));
+        // both: 10; A only: 2; B only: 3; neither: 4.
+        assert_eq!(p.cells, [1, 1, 1, 1]);
+        // 10 agrees; 4 differs in full executability only (1/1 vs 1/2); natural order.
+        let ids: Vec<&str> = p.differing.iter().map(|d| d.task_id.as_str()).collect();
+        assert_eq!(ids, ["2", "3", "4"]);
+        assert_eq!(p.differing[2].b.trials, 2);
+        assert_eq!(p.differing[2].b.fully_executable, 1);
+    }
+
+    #[test]
+    fn natural_order_of_task_ids() {
+        let mut ids = vec![
+            "10", "2", "1", "0", "11", "t10", "t2", "t1a", "t1", "a", "", "007", "7",
+        ];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            ids,
+            ["", "0", "1", "2", "007", "7", "10", "11", "a", "t1", "t1a", "t2", "t10"]
+        );
+        assert_eq!(natural_cmp("multi_turn_base_9", "multi_turn_base_10"), Less);
+        assert_eq!(natural_cmp("x", "x"), Equal);
+        assert_eq!(natural_cmp("é2", "é10"), Less);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            Less
+        );
+    }
+
+    /// A total order consistent with equality: antisymmetric, and Equal only for equal text.
+    #[test]
+    fn natural_order_is_total() {
+        let ids = [
+            "1", "01", "001", "a1", "a01", "a1b", "b", "1a", "1 ", " 1", "ä", "z9z", "z09z",
+        ];
+        for a in ids {
+            for b in ids {
+                assert_eq!(natural_cmp(a, b), natural_cmp(b, a).reverse(), "{a} {b}");
+                assert_eq!(natural_cmp(a, b) == Equal, a == b, "{a} {b}");
+                for c in ids {
+                    if natural_cmp(a, b) == Less && natural_cmp(b, c) == Less {
+                        assert_eq!(natural_cmp(a, c), Less, "{a} {b} {c}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -108,6 +108,23 @@ impl Publication {
     }
 }
 
+/// What a published site's `index.html` carries in its `<head>`: the app fetches the manifest
+/// only when it finds this tag, so a plain load of the app never asks for a `report.json` that
+/// is not there (no failing request in the console or the server log).
+pub const SITE_MARKER: &str = r#"<meta name="prefix-exec-site" content="report.json">"#;
+
+/// The app's `index.html` marked as a site's ([`SITE_MARKER`] before `</head>`); unchanged when
+/// already marked. A page without `</head>` gets the tag at its start (browsers still read it).
+pub fn mark_site_index(html: &str) -> String {
+    if html.contains(SITE_MARKER) {
+        return html.to_string();
+    }
+    match html.find("</head>") {
+        Some(at) => format!("{}{SITE_MARKER}\n{}", &html[..at], &html[at..]),
+        None => format!("{SITE_MARKER}\n{html}"),
+    }
+}
+
 /// The name the site's data file takes (and the report's `inputs[].file`).
 pub const DATA_NAME: &str = "rollouts.jsonl";
 
@@ -203,6 +220,18 @@ mod tests {
             sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn site_index_is_marked_once() {
+        let html = "<html><head><title>x</title></head><body></body></html>";
+        let marked = mark_site_index(html);
+        assert_eq!(
+            marked,
+            format!("<html><head><title>x</title>{SITE_MARKER}\n</head><body></body></html>")
+        );
+        assert_eq!(mark_site_index(&marked), marked);
+        assert!(mark_site_index("<p>").starts_with(SITE_MARKER));
     }
 
     #[test]

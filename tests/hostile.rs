@@ -559,7 +559,10 @@ fn twenty_thousand_conditions_are_scored_with_limits_said() {
     );
     assert_eq!(pair.paired.len(), 1);
     assert_eq!(
-        (pair.paired[0].a.as_str(), pair.paired[0].b.as_str()),
+        (
+            pair.paired[0].a.name().unwrap(),
+            pair.paired[0].b.name().unwrap()
+        ),
         ("m00001", "m00000")
     );
     assert!(pair.notes.is_empty(), "{:?}", pair.notes);

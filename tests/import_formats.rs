@@ -210,13 +210,17 @@ fn bfcl_result_with_its_score() {
         "bfcl/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
         "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
     ]);
+    // Since #11 an inference error is a rollout that failed before any step (the leaderboard's
+    // cohort: N = 5, 2 correct), not a skipped line.
     assert_eq!(
         messages(&corpus),
-        ["0: 1 inference-error lines skipped (a `traceback` and no trajectory: the model call failed before any step)"]
+        ["0: 1 inference errors (a `traceback` and no trajectory) scored as rollouts that failed before any step: one terminal no-tool action, not executable, not successful, as the leaderboard counts them; the option to exclude inference errors leaves them out"]
     );
     assert_eq!(
         shapes(&corpus),
         want(&[
+            // The inference error: T = 1, FED = 1, failed.
+            ("multi_turn_base_0", 1, 1, false),
             // cd ok; ls → {'error': …} (a Python repr); echo → None.
             ("multi_turn_base_1", 3, 2, true),
             // "Error during execution: …" first; a decoded call without output later.
@@ -230,25 +234,50 @@ fn bfcl_result_with_its_score() {
     let v = views(&corpus);
     assert_eq!(
         (
-            v[0].dataset.as_str(),
-            v[0].model.as_str(),
-            v[0].method.as_str()
+            v[1].dataset.as_str(),
+            v[1].model.as_str(),
+            v[1].method.as_str()
         ),
         ("bfcl/multi_turn_base", "tiny-model-FC", "fc")
     );
     assert_eq!(
-        v[0].error.as_deref(),
+        v[1].error.as_deref(),
         Some("{'error': 'ls: permission denied'}")
     );
-    assert_eq!(v[0].tool.as_deref(), Some("ls"));
-    let c = corpus.rollouts[0].cost;
+    assert_eq!(v[1].tool.as_deref(), Some("ls"));
+    let c = corpus.rollouts[1].cost;
     assert_eq!((c.tokens(), c.latency_s()), (Some(660.0), Some(2.0)));
+    assert!(corpus.rollouts[0].no_tool && !corpus.rollouts[0].fully_executable());
     let f = &summary.files[0];
-    assert_eq!((f.rollouts, f.skipped_inference_errors), (4, 1));
+    assert_eq!(
+        (f.rollouts, f.inference_errors, f.skipped_inference_errors),
+        (5, 1, 0)
+    );
     assert!(f.paired_with.as_deref().unwrap().ends_with("_score.json"));
-    // The published counts hold: imported + skipped = total_count, successes = correct_count.
+    // The published counts hold: imported = total_count, successes = correct_count.
     let successes = corpus.rollouts.iter().filter(|r| r.success).count();
-    assert_eq!((f.rollouts + f.skipped_inference_errors, successes), (5, 2));
+    assert_eq!((f.rollouts, successes), (5, 2));
+
+    // Excluded on request: left out, counted and said.
+    let files: Vec<(String, Vec<u8>)> = [
+        "bfcl/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
+        "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
+    ]
+    .iter()
+    .map(|r| fixture(r))
+    .collect();
+    let options = ImportOptions {
+        exclude_inference_errors: true,
+        ..ImportOptions::default()
+    };
+    let (corpus, summary) = ingest_with(&files, &options, usize::MAX);
+    let f = &summary.files[0];
+    assert_eq!(
+        (f.rollouts, f.inference_errors, f.skipped_inference_errors),
+        (4, 0, 1)
+    );
+    assert_eq!(corpus.rollouts.len(), 4);
+    assert!(has_message(&corpus, &["1 inference-error lines excluded"]));
 }
 
 #[test]
@@ -359,7 +388,8 @@ fn all_files(renamed: bool) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn chunking_and_names_change_nothing() {
     let reference = ingest_with(&all_files(false), &ImportOptions::default(), usize::MAX).0;
-    assert_eq!(reference.rollouts.len(), 4 + 5 + 2 + 2 + 4 + 2 + 6);
+    // The BFCL fixture's inference error is a rollout (+ 1).
+    assert_eq!(reference.rollouts.len(), 4 + 5 + 2 + 2 + 4 + 2 + 6 + 1);
     for chunk in [1, 2, 3, 17, 64, 4096] {
         let (corpus, _) = ingest_with(&all_files(true), &ImportOptions::default(), chunk);
         assert_eq!(views(&corpus), views(&reference), "chunk {chunk}");

@@ -137,6 +137,8 @@ fn bfcl_lines_that_break() {
     assert_eq!(
         shapes(&corpus),
         want(&[
+            // The inference error: a rollout that failed before any step.
+            ("multi_turn_base_0", 1, 1, false),
             ("multi_turn_base_1", 3, 2, true),
             ("multi_turn_base_3", 2, 2, false)
         ])
@@ -185,8 +187,8 @@ fn a_bfcl_score_file_with_a_broken_summary() {
     let (sname, s) = text("bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json");
     let s = s.replacen("\"correct_count\": 2", "\"correct_count\": \"two\"", 1);
     let corpus = read(vec![(rname, r.into_bytes()), (sname, s.into_bytes())]);
-    // Failures are still listed, so every rollout keeps its success.
-    assert_eq!(corpus.rollouts.len(), 4);
+    // Failures are still listed, so every rollout keeps its success (the inference error too).
+    assert_eq!(corpus.rollouts.len(), 5);
     assert!(has_message(&corpus, &["first line of a BFCL score file"]));
 }
 

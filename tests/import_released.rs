@@ -180,8 +180,31 @@ fn bfcl_results_reproduce_their_score_files() {
             messages(&corpus)
         );
     }
+    // The leaderboard's cohort: the 4 inference errors are failed rollouts, N = 200,
+    // success 103/200 = 0.515 (before #11 they were skipped: N = 196).
     let (corpus, summary) = load(&root, &[OSS_RESULT, OSS_SCORE]);
-    assert_eq!(summary.files[0].skipped_inference_errors, 4);
+    assert_eq!(summary.files[0].inference_errors, 4);
+    assert_eq!(corpus.rollouts.len(), 200);
+    assert_eq!(mean_success(&corpus), 0.515);
+    // Excluded on request: N = 196, counted and said.
+    let files: Vec<(String, Vec<u8>)> = [OSS_RESULT, OSS_SCORE]
+        .iter()
+        .map(|r| {
+            let p = root.join(r);
+            (p.to_string_lossy().into_owned(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    let options = ImportOptions {
+        exclude_inference_errors: true,
+        ..ImportOptions::default()
+    };
+    let (excluded, s2) = ingest_with(&files, &options, 1 << 16);
+    assert_eq!(s2.files[0].skipped_inference_errors, 4);
+    assert_eq!(excluded.rollouts.len(), 196);
+    assert!(has_message(
+        &excluded,
+        &["4 inference-error lines excluded"]
+    ));
     assert_eq!(
         corpus.condition_names(0),
         ("bfcl/multi_turn_base", "openai_gpt-oss-20b", "fc")

@@ -480,11 +480,20 @@ fn conditions_are_in_name_order_and_datasets_are_separate() {
         .map(|c| format!("{}/{}/{}", c.dataset, c.model, c.method))
         .collect();
     assert_eq!(names, ["a/m1/a", "a/m1/b", "a/m2/a", "z/m1/b", "z/m2/b"]);
-    // Pairs: methods under one model, then models under one method, dataset by dataset.
+    // Pairs: methods under one model, then models under one method, then — in dataset z, where
+    // each model has a single method (a leaderboard) — every two conditions, dataset by dataset.
     let pairs: Vec<String> = report
         .paired
         .iter()
         .map(|p| format!("{} {} {}-{}", p.dataset, p.compare, p.a, p.b))
         .collect();
-    assert_eq!(pairs, ["a methods a-b", "a models m1-m2", "z models m1-m2"]);
+    assert_eq!(
+        pairs,
+        [
+            "a methods a-b",
+            "a models m1-m2",
+            "z models m1-m2",
+            "z conditions m1 / b-m2 / b"
+        ]
+    );
 }

@@ -23,7 +23,7 @@ mod cli {
     use prefix_exec::formats::ImportOptions;
     use prefix_exec::ingest::Ingest;
     use prefix_exec::label::LabelSettings;
-    use prefix_exec::report::{build_report_full, table, Settings};
+    use prefix_exec::report::{build_report_full, table, ConditionRef, Settings};
     use prefix_exec::score::MaxDepth;
 
     #[derive(Parser)]
@@ -48,6 +48,8 @@ mod cli {
             prefix-exec score runs.jsonl\n  \
             prefix-exec score a.jsonl b.jsonl --bootstrap 2000 --seed 7 --json report.json\n  \
             prefix-exec score runs.jsonl --pair Dual-Loop,\"Plan-Cond. ReAct\" --json - | jq .paired\n  \
+            prefix-exec score a.json b.json --compare claude-opus-4-6 experimental_agent \
+            openai/gpt-oss-120b langchain_agent --json - | jq .paired\n  \
             prefix-exec score runs.jsonl --bootstrap 0 --max-depth all")]
         Score(ScoreArgs),
         /// Convert released runs (tau-bench, tau2-bench, BFCL multi-turn, canonical) into one
@@ -132,6 +134,7 @@ mod cli {
                 level: self.level,
                 max_depth: self.max_depth,
                 pairs,
+                compare: Vec::new(),
             };
             settings.validate().map_err(anyhow::Error::msg)?;
             Ok(settings)
@@ -190,6 +193,11 @@ mod cli {
         /// InternalServerError, APITimeoutError) as failures instead of excluding them.
         #[arg(long)]
         keep_provider_errors: bool,
+        /// Leave out BFCL inference errors (result lines with a traceback and no trajectory)
+        /// instead of scoring them as rollouts that failed before any step, as the leaderboard
+        /// does; they are counted and reported.
+        #[arg(long)]
+        exclude_inference_errors: bool,
     }
 
     impl ImportArgs {
@@ -214,6 +222,7 @@ mod cli {
                 method: self.method.clone(),
                 exclude_termination: self.exclude_termination.clone(),
                 schema_checks: !self.no_schema_checks,
+                exclude_inference_errors: self.exclude_inference_errors,
                 labels: LabelSettings {
                     builtin: !self.no_builtin_labels,
                     rules,
@@ -311,6 +320,17 @@ mod cli {
         /// Restrict paired comparisons to methods (or models) A and B; repeatable.
         #[arg(long = "pair", value_name = "A,B", value_parser = parse_pair)]
         pairs: Vec<(String, String)>,
+        /// Also compare condition A with condition B (any two conditions of a dataset, paired
+        /// by task on their shared tasks): four separate arguments, so names may hold any
+        /// character (quote those with spaces); repeatable.
+        #[arg(
+            long = "compare",
+            num_args = 4,
+            value_names = ["MODEL_A", "METHOD_A", "MODEL_B", "METHOD_B"],
+            allow_hyphen_values = true,
+            action = clap::ArgAction::Append
+        )]
+        compare: Vec<String>,
         /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
         /// (the table then goes to stderr).
         #[arg(long, value_name = "OUT|-")]
@@ -318,6 +338,11 @@ mod cli {
         /// Decimal places in the table.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
         decimals: u8,
+        /// Table layout: "paper" (a block per dataset × model, methods as rows) or
+        /// "leaderboard" (a block per dataset, a row per condition); default: leaderboard when
+        /// every model has a single method.
+        #[arg(long, value_parser = ["paper", "leaderboard"])]
+        layout: Option<String>,
         /// No progress output.
         #[arg(long, short)]
         quiet: bool,
@@ -395,7 +420,19 @@ mod cli {
     }
 
     fn score(args: ScoreArgs) -> Result<ExitCode> {
-        let settings = args.report.settings(args.pairs)?;
+        let mut settings = args.report.settings(args.pairs)?;
+        // clap hands each `--compare` over as exactly four values, in order.
+        settings.compare = args
+            .compare
+            .chunks_exact(4)
+            .map(|c| {
+                (
+                    ConditionRef::new(&c[0], &c[1]),
+                    ConditionRef::new(&c[2], &c[3]),
+                )
+            })
+            .collect();
+        settings.validate().map_err(anyhow::Error::msg)?;
         let mut progress = Progress::new(args.quiet);
         let options = args.import.options()?;
         let mut ingest = Ingest::new();
@@ -425,7 +462,12 @@ mod cli {
         });
         progress.done();
 
-        let text = table::render_text(&report, usize::from(args.decimals));
+        let layout = args
+            .layout
+            .as_deref()
+            .and_then(table::Layout::from_name)
+            .unwrap_or_else(|| table::Layout::default_for(&report));
+        let text = table::render_text_as(&report, usize::from(args.decimals), layout);
         let json = report.to_json();
         match args.json.as_deref() {
             Some("-") => {
@@ -711,6 +753,12 @@ mod cli {
         let json = publication.manifest_json();
         std::fs::write(args.output.join(MANIFEST), &json)?;
         let app_bytes = copy_app(&app, &args.output)?;
+        // The copied index.html says the page is a site, so the app looks for its manifest.
+        let index = args.output.join("index.html");
+        let html = std::fs::read_to_string(&index)
+            .with_context(|| format!("cannot read {}", index.display()))?;
+        std::fs::write(&index, prefix_exec::site::mark_site_index(&html))
+            .with_context(|| format!("cannot write {}", index.display()))?;
         eprintln!(
             "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
             args.output.display(),

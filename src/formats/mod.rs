@@ -229,6 +229,10 @@ pub struct ImportOptions {
     /// ToolSandbox: the success threshold on `similarity` and what to do with provider errors
     /// (read from the options of the run's `result_summary.json`).
     pub toolsandbox: toolsandbox::Options,
+    /// Leave out BFCL inference errors (result lines with a `traceback` and no trajectory)
+    /// instead of scoring them as rollouts that failed before any step (the leaderboard's
+    /// cohort); excluded lines are counted and reported.
+    pub exclude_inference_errors: bool,
 }
 
 impl Default for ImportOptions {
@@ -242,6 +246,7 @@ impl Default for ImportOptions {
             labels: crate::label::LabelSettings::default(),
             inspect: inspect::InspectOptions::default(),
             toolsandbox: toolsandbox::Options::default(),
+            exclude_inference_errors: false,
         }
     }
 }

@@ -19,8 +19,12 @@ pub struct FileImport {
     pub rollouts: u64,
     /// Rollouts excluded, by termination reason.
     pub excluded: BTreeMap<String, u64>,
-    /// BFCL result lines that were inference errors (`traceback`), skipped.
+    /// BFCL result lines that were inference errors (`traceback`), left out because the file's
+    /// options exclude them.
     pub skipped_inference_errors: u64,
+    /// BFCL inference errors scored as rollouts that failed before any step.
+    #[serde(default)]
+    pub inference_errors: u64,
     /// Rollouts whose tool outputs the file does not have (BFCL without `inference_log`): their
     /// steps carry no verdict and count as executed.
     pub without_tool_outputs: u64,

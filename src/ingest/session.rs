@@ -307,9 +307,19 @@ impl Session {
         }
         if info.skipped_inference_errors > 0 {
             warn(format!(
-                "{} inference-error lines skipped (a `traceback` and no trajectory: the model \
-                 call failed before any step)",
+                "{} inference-error lines excluded as asked (a `traceback` and no trajectory: \
+                 the model call failed before any step); the leaderboard counts them as failed \
+                 tests",
                 info.skipped_inference_errors
+            ));
+        }
+        if info.inference_errors > 0 {
+            warn(format!(
+                "{} inference errors (a `traceback` and no trajectory) scored as rollouts that \
+                 failed before any step: one terminal no-tool action, not executable, not \
+                 successful, as the leaderboard counts them; the option to exclude inference \
+                 errors leaves them out",
+                info.inference_errors
             ));
         }
         if info.without_tool_outputs > 0 {

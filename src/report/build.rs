@@ -4,12 +4,15 @@ use std::collections::BTreeMap;
 
 use super::checks::check_identities;
 use super::{
-    ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts, PairedReport,
-    PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
+    ConditionRef, ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts,
+    PairSide, PairedReport, PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
 use crate::formats::ImportSummary;
 use crate::rollout::{ConditionId, Corpus};
-use crate::score::{aggregate_with, Aggregates, ConditionMetrics, MaxDepth, MAX_BOOTSTRAP_BYTES};
+use crate::score::{
+    add_to_cell, aggregate_with, Aggregates, ConditionMetrics, DatasetBlock, MaxDepth, COL_AUC,
+    COL_FED, COL_FULL, COL_N, COL_SUCCESS, COL_SURVIVORS, MAX_BOOTSTRAP_BYTES,
+};
 use crate::stats::bootstrap::{
     bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
@@ -56,6 +59,16 @@ pub fn build_report_full(
     };
     let resamples = settings.bootstrap as usize;
     let agg = aggregate_with(corpus, settings.max_depth, resamples);
+    // Which pairs to compare is decided from the names alone, before the bootstrap: pairs of
+    // conditions restricted to their shared tasks add columns to their dataset's resampling.
+    let names: Vec<(&str, &str, &str)> = agg
+        .conditions
+        .iter()
+        .map(|m| corpus.condition_names(m.condition))
+        .collect();
+    let mut pair_notes = Vec::new();
+    let selection = select_pairs(&agg, &names, settings, &mut pair_notes);
+    let (cross, augmented) = plan_cross_pairs(corpus, &agg, &selection.cross);
 
     // One bootstrap per dataset block, each on the dataset's own stream.
     let runs = agg
@@ -67,7 +80,7 @@ pub fn build_report_full(
     let mut before = 0u64;
     let mut samples: Vec<Option<BlockSamples>> = Vec::with_capacity(agg.blocks.len());
     let mut notes = Vec::new();
-    for block in &agg.blocks {
+    for (b, block) in agg.blocks.iter().enumerate() {
         if resamples == 0 {
             samples.push(None);
             continue;
@@ -87,7 +100,23 @@ pub fn build_report_full(
             samples.push(None);
             continue;
         }
-        let s = bootstrap_block(block, resamples, settings.seed, &mut |done| {
+        // With shared-task columns when they fit; without them the cross pairs that need them
+        // get no intervals (said in a note below).
+        let run = match augmented.get(b).and_then(Option::as_ref) {
+            Some(wide) if wide.bootstrap_fits(resamples) => wide,
+            Some(_) => {
+                pair_notes.push(format!(
+                    "dataset {}: no intervals for the cross-condition pairs of conditions that \
+                     ran different tasks — their shared-task columns would pass the {} MiB \
+                     limit",
+                    block.dataset,
+                    MAX_BOOTSTRAP_BYTES >> 20
+                ));
+                block
+            }
+            None => block,
+        };
+        let s = bootstrap_block(run, resamples, settings.seed, &mut |done| {
             progress(Progress {
                 done: before + done as u64,
                 total,
@@ -142,7 +171,26 @@ pub fn build_report_full(
         })
         .collect();
 
-    let paired = paired_comparisons(&agg, &conditions, settings, level, &series, &mut notes);
+    notes.append(&mut pair_notes);
+    let mut paired: Vec<(usize, PairedReport)> = selection
+        .named
+        .iter()
+        .map(|&(block, x, y, compare)| (block, paired(&conditions, x, y, level, &series, compare)))
+        .collect();
+    let local_series = |block: usize, local: usize, stat: usize| -> Option<&[f64]> {
+        let s = samples[block].as_ref()?;
+        // A shared-task column exists only when the widened block was resampled.
+        (local * s.stats < s.values.len() / s.resamples.max(1)).then(|| s.series(local, stat))
+    };
+    paired.extend(cross.iter().map(|c| {
+        (
+            c.block,
+            paired_cross(&conditions, c, level, &series, &local_series),
+        )
+    }));
+    // Per dataset: methods, models, then conditions.
+    paired.sort_by_key(|&(block, _)| block);
+    let paired: Vec<PairedReport> = paired.into_iter().map(|(_, p)| p).collect();
     let identity_violations = check_identities(&conditions);
 
     Report {
@@ -159,6 +207,11 @@ pub fn build_report_full(
             k_max: agg.k_max,
             pairs: settings
                 .pairs
+                .iter()
+                .map(|(a, b)| [a.clone(), b.clone()])
+                .collect(),
+            compare: settings
+                .compare
                 .iter()
                 .map(|(a, b)| [a.clone(), b.clone()])
                 .collect(),
@@ -296,36 +349,46 @@ pub const MAX_AUTO_GROUP: usize = 32;
 /// More automatic paired comparisons than this are not made at all; the report says so.
 pub const MAX_AUTO_PAIRS: usize = 2000;
 
-/// Paired differences on shared resamples: methods within (dataset, model), then models within
-/// (dataset, method). Without pairs in the settings, every unordered pair of each group up to
-/// [`MAX_AUTO_GROUP`] members, and none past [`MAX_AUTO_PAIRS`] in all.
-fn paired_comparisons<'a>(
+/// The pairs a report compares: `named` = (block, a, b, "methods" | "models") by rank, and
+/// `cross` = (block, a, b) cross-condition pairs.
+struct Selection {
+    named: Vec<(usize, usize, usize, &'static str)>,
+    cross: Vec<(usize, usize, usize)>,
+}
+
+/// Chooses the paired comparisons: methods within (dataset, model), then models within
+/// (dataset, method), then — in a dataset whose models each have a single method (a
+/// leaderboard) — every two conditions. Without pairs in the settings, every unordered pair of
+/// each group up to [`MAX_AUTO_GROUP`] members, and none past [`MAX_AUTO_PAIRS`] in all. The
+/// cross-condition pairs of [`Settings::compare`] are always made, in the order asked (one
+/// replaces an automatic pair of the same two conditions).
+fn select_pairs(
     agg: &Aggregates,
-    conditions: &[ConditionReport],
+    names: &[(&str, &str, &str)],
     settings: &Settings,
-    level: f64,
-    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
     notes: &mut Vec<String>,
-) -> Vec<PairedReport> {
-    let mut chosen: Vec<(usize, usize, &str)> = Vec::new();
+) -> Selection {
+    let mut chosen: Vec<(usize, usize, usize, &'static str)> = Vec::new();
+    let mut auto_cross: Vec<(usize, usize, usize)> = Vec::new();
+    let mut asked_cross: Vec<(usize, usize, usize)> = Vec::new();
     let mut oversized: Vec<String> = Vec::new();
-    for block in &agg.blocks {
+    for (bi, block) in agg.blocks.iter().enumerate() {
         for compare in ["methods", "models"] {
             let methods = compare == "methods";
             // Groups share the model (comparing methods) or the method (comparing models); each
             // lists its ranks in report order.
             let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
             for &rank in &block.conditions {
-                let c = &conditions[rank];
-                let key = if methods { &c.model } else { &c.method };
-                groups.entry(key.as_str()).or_default().push(rank);
+                let (_, model, method) = names[rank];
+                let key = if methods { model } else { method };
+                groups.entry(key).or_default().push(rank);
             }
             let name = |rank: usize| -> &str {
-                let c = &conditions[rank];
+                let (_, model, method) = names[rank];
                 if methods {
-                    &c.method
+                    method
                 } else {
-                    &c.model
+                    model
                 }
             };
             let mut found: Vec<(usize, usize)> = Vec::new();
@@ -362,7 +425,40 @@ fn paired_comparisons<'a>(
             // Report order: by the earlier condition, then the later one.
             found.sort_by_key(|&(a, b)| (a.min(b), a.max(b)));
             found.dedup_by_key(|p| (p.0.min(p.1), p.0.max(p.1)));
-            chosen.extend(found.into_iter().map(|(a, b)| (a, b, compare)));
+            chosen.extend(found.into_iter().map(|(a, b)| (bi, a, b, compare)));
+        }
+        // Cross-condition pairs: automatic in a leaderboard-shaped dataset (as many models as
+        // conditions), within the same limits as the other automatic pairs.
+        let ranks = &block.conditions;
+        let mut models: Vec<&str> = ranks.iter().map(|&r| names[r].1).collect();
+        models.dedup();
+        if settings.pairs.is_empty() && ranks.len() > 1 && models.len() == ranks.len() {
+            if ranks.len() > MAX_AUTO_GROUP {
+                oversized.push(format!(
+                    "{} conditions ({}, one method per model)",
+                    ranks.len(),
+                    block.dataset
+                ));
+            } else {
+                for (i, &ra) in ranks.iter().enumerate() {
+                    for &rb in &ranks[i + 1..] {
+                        auto_cross.push((bi, ra, rb));
+                    }
+                }
+            }
+        }
+        let find = |c: &ConditionRef| {
+            ranks
+                .iter()
+                .copied()
+                .find(|&r| names[r].1 == c.model && names[r].2 == c.method)
+        };
+        for (x, y) in &settings.compare {
+            if let (Some(ra), Some(rb)) = (find(x), find(y)) {
+                if ra != rb && !asked_cross.contains(&(bi, ra, rb)) {
+                    asked_cross.push((bi, ra, rb));
+                }
+            }
         }
     }
     if !oversized.is_empty() {
@@ -372,18 +468,240 @@ fn paired_comparisons<'a>(
             oversized.join("; ")
         ));
     }
-    if settings.pairs.is_empty() && chosen.len() > MAX_AUTO_PAIRS {
+    let automatic = chosen.len() + auto_cross.len();
+    if settings.pairs.is_empty() && automatic > MAX_AUTO_PAIRS {
         notes.push(format!(
-            "{} paired comparisons would be made (the automatic limit is {MAX_AUTO_PAIRS}); none \
-             were: name the pairs to compare",
-            chosen.len()
+            "{automatic} paired comparisons would be made (the automatic limit is \
+             {MAX_AUTO_PAIRS}); none were: name the pairs to compare"
         ));
-        return Vec::new();
+        chosen.clear();
+        auto_cross.clear();
     }
-    chosen
-        .into_iter()
-        .map(|(x, y, compare)| paired(conditions, x, y, level, series, compare))
-        .collect()
+    auto_cross.retain(|&(b, x, y)| {
+        !asked_cross
+            .iter()
+            .any(|&(b2, p, q)| b == b2 && (p.min(q), p.max(q)) == (x.min(y), x.max(y)))
+    });
+    let mut cross = auto_cross;
+    cross.extend(asked_cross);
+    Selection {
+        named: chosen,
+        cross,
+    }
+}
+
+/// A cross-condition pair, planned before the bootstrap.
+struct CrossPair {
+    block: usize,
+    /// Ranks of A and B.
+    ranks: [usize; 2],
+    n_shared: u64,
+    only: [u64; 2],
+    /// A's and B's statistics on the shared tasks (TER, mean FED, AUC-PEC, final success,
+    /// PEC(1..=K)), or `None` for a side that ran no other task (its own statistics then).
+    restricted: [Option<Vec<f64>>; 2],
+    /// The side's local column in its block's widened resampling, where `restricted` is given.
+    local: [Option<usize>; 2],
+}
+
+/// Plans the cross-condition pairs: shared tasks, restricted point estimates, and per block the
+/// widened copy (the block's cells plus one column per side restricted to shared tasks) that
+/// the bootstrap resamples instead, so restricted statistics use the dataset's same draws.
+fn plan_cross_pairs(
+    corpus: &Corpus,
+    agg: &Aggregates,
+    pairs: &[(usize, usize, usize)],
+) -> (Vec<CrossPair>, Vec<Option<DatasetBlock>>) {
+    let mut augmented: Vec<Option<DatasetBlock>> = vec![None; agg.blocks.len()];
+    if pairs.is_empty() {
+        return (Vec::new(), augmented);
+    }
+    let width = COL_SURVIVORS + agg.k_max;
+    // Per involved condition, its per-task sums (dense over the block's tasks).
+    let mut rows: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+    for &(b, x, y) in pairs {
+        for r in [x, y] {
+            rows.entry(r)
+                .or_insert_with(|| vec![0.0; agg.blocks[b].tasks.len() * width]);
+        }
+    }
+    let mut rank_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (rank, m) in agg.conditions.iter().enumerate() {
+        if rows.contains_key(&rank) {
+            rank_of.insert(m.condition, rank);
+        }
+    }
+    let mut task_index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut indexed = vec![false; agg.blocks.len()];
+    for &(b, _, _) in pairs {
+        if !std::mem::replace(&mut indexed[b], true) {
+            task_index.extend(agg.blocks[b].tasks.iter().enumerate().map(|(i, &t)| (t, i)));
+        }
+    }
+    // Summed in the scorer's canonical order (task, FED, T, success within a condition), so the
+    // float sums do not depend on the order of the input lines.
+    let mut involved: Vec<(usize, usize, &crate::rollout::Rollout)> = corpus
+        .rollouts
+        .iter()
+        .filter_map(|r| Some((*rank_of.get(&r.condition)?, task_index[&r.task], r)))
+        .collect();
+    involved.sort_by_key(|&(rank, t, r)| (rank, t, r.fed.0, r.horizon, r.success));
+    for (rank, t, r) in involved {
+        if let Some(row) = rows.get_mut(&rank) {
+            add_to_cell(&mut row[t * width..(t + 1) * width], r);
+        }
+    }
+    let ran = |rank: usize, t: usize| rows[&rank][t * width + COL_N] > 0.0;
+    // Widened columns per block: (rank, shared tasks) → local index.
+    let mut extra: Vec<BTreeMap<(usize, Vec<usize>), usize>> =
+        vec![BTreeMap::new(); agg.blocks.len()];
+    let mut plans = Vec::with_capacity(pairs.len());
+    for &(b, x, y) in pairs {
+        let block = &agg.blocks[b];
+        let shared: Vec<usize> = (0..block.tasks.len())
+            .filter(|&t| ran(x, t) && ran(y, t))
+            .collect();
+        let count = |r: usize| (0..block.tasks.len()).filter(|&t| ran(r, t)).count() as u64;
+        let n_shared = shared.len() as u64;
+        let only = [count(x) - n_shared, count(y) - n_shared];
+        let mut restricted = [None, None];
+        let mut local = [None, None];
+        for (side, &rank) in [x, y].iter().enumerate() {
+            if only[side] == 0 {
+                continue;
+            }
+            let row = &rows[&rank];
+            let mut sum = vec![0.0; width];
+            for &t in &shared {
+                for (s, v) in sum.iter_mut().zip(&row[t * width..(t + 1) * width]) {
+                    *s += v;
+                }
+            }
+            let n = sum[COL_N];
+            restricted[side] = Some(if n > 0.0 {
+                let mut v = vec![sum[COL_FULL] / n, sum[COL_FED] / n, sum[COL_AUC] / n];
+                v.push(sum[COL_SUCCESS] / n);
+                v.extend(sum[COL_SURVIVORS..].iter().map(|s| s / n));
+                v
+            } else {
+                vec![f64::NAN; STAT_PEC + agg.k_max]
+            });
+            if !block.cells.is_empty() && n > 0.0 {
+                let next = block.conditions.len() + extra[b].len();
+                local[side] = Some(*extra[b].entry((rank, shared.clone())).or_insert(next));
+            }
+        }
+        plans.push(CrossPair {
+            block: b,
+            ranks: [x, y],
+            n_shared,
+            only,
+            restricted,
+            local,
+        });
+    }
+    for (b, columns) in extra.iter().enumerate() {
+        if columns.is_empty() {
+            continue;
+        }
+        let block = &agg.blocks[b];
+        let c = block.conditions.len();
+        let wide = c + columns.len();
+        let mut order: Vec<(&(usize, Vec<usize>), &usize)> = columns.iter().collect();
+        order.sort_by_key(|(_, &l)| l);
+        let mut cells = vec![0.0; block.tasks.len() * wide * width];
+        for t in 0..block.tasks.len() {
+            let to = &mut cells[t * wide * width..(t + 1) * wide * width];
+            to[..c * width].copy_from_slice(block.row(t));
+            for ((rank, shared), &l) in &order {
+                if shared.binary_search(&t).is_ok() {
+                    // The condition's own cell: the same sums as its unrestricted column.
+                    let own = block.conditions.iter().position(|r| r == rank).unwrap_or(0);
+                    to[l * width..(l + 1) * width]
+                        .copy_from_slice(&block.row(t)[own * width..(own + 1) * width]);
+                }
+            }
+        }
+        let mut conditions = block.conditions.clone();
+        conditions.extend(order.iter().map(|((rank, _), _)| *rank));
+        augmented[b] = Some(DatasetBlock {
+            dataset: block.dataset.clone(),
+            tasks: block.tasks.clone(),
+            conditions,
+            width,
+            cells,
+        });
+    }
+    (plans, augmented)
+}
+
+/// A cross-condition pair's report: differences of the shared-task statistics.
+fn paired_cross<'a>(
+    conditions: &[ConditionReport],
+    c: &CrossPair,
+    level: f64,
+    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
+    local_series: &dyn Fn(usize, usize, usize) -> Option<&'a [f64]>,
+) -> PairedReport {
+    let [ra, rb] = c.ranks;
+    let (a, b) = (&conditions[ra], &conditions[rb]);
+    let side_series = |side: usize, stat: usize| -> Option<&'a [f64]> {
+        match (&c.restricted[side], c.local[side]) {
+            (None, _) => series(c.ranks[side], stat),
+            (Some(_), Some(l)) => local_series(c.block, l, stat),
+            (Some(_), None) => None,
+        }
+    };
+    let value = |side: usize, stat: usize, own: Option<f64>| -> Option<f64> {
+        match &c.restricted[side] {
+            None => own,
+            Some(v) => Some(v[stat]).filter(|x| !x.is_nan()),
+        }
+    };
+    let delta = |stat: usize, own_a: Option<f64>, own_b: Option<f64>| -> Delta {
+        let ci = match (side_series(0, stat), side_series(1, stat)) {
+            (Some(sa), Some(sb)) if c.n_shared > 0 => {
+                let mut d: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x - y).collect();
+                central_interval(&mut d, level)
+            }
+            _ => None,
+        };
+        Delta {
+            delta: value(0, stat, own_a)
+                .zip(value(1, stat, own_b))
+                .map(|(x, y)| x - y),
+            ci,
+        }
+    };
+    PairedReport {
+        dataset: a.dataset.clone(),
+        model: None,
+        method: None,
+        compare: "conditions".to_string(),
+        a: PairSide::Condition(ConditionRef::new(&a.model, &a.method)),
+        b: PairSide::Condition(ConditionRef::new(&b.model, &b.method)),
+        n_shared: Some(c.n_shared),
+        only_a: Some(c.only[0]),
+        only_b: Some(c.only[1]),
+        ter: delta(STAT_TER, a.ter.value, b.ter.value),
+        auc_pec: delta(STAT_AUC, a.auc_pec.value, b.auc_pec.value),
+        mean_fed: delta(STAT_MEAN_FED, a.mean_fed.value, b.mean_fed.value),
+        final_success: delta(STAT_SUCCESS, a.final_success.value, b.final_success.value),
+        pec: a
+            .pec
+            .iter()
+            .zip(&b.pec)
+            .enumerate()
+            .map(|(i, (pa, pb))| {
+                let d = delta(STAT_PEC + i, Some(pa.value), Some(pb.value));
+                PecDelta {
+                    k: pa.k,
+                    delta: d.delta,
+                    ci: d.ci,
+                }
+            })
+            .collect(),
+    }
 }
 
 fn paired<'a>(
@@ -414,8 +732,11 @@ fn paired<'a>(
         model: methods.then(|| a.model.clone()),
         method: (!methods).then(|| a.method.clone()),
         compare: compare.to_string(),
-        a: if methods { &a.method } else { &a.model }.clone(),
-        b: if methods { &b.method } else { &b.model }.clone(),
+        a: PairSide::Name(if methods { &a.method } else { &a.model }.clone()),
+        b: PairSide::Name(if methods { &b.method } else { &b.model }.clone()),
+        n_shared: None,
+        only_a: None,
+        only_b: None,
         ter: delta(a.ter.value, b.ter.value, STAT_TER),
         auc_pec: delta(a.auc_pec.value, b.auc_pec.value, STAT_AUC),
         mean_fed: delta(a.mean_fed.value, b.mean_fed.value, STAT_MEAN_FED),

@@ -38,6 +38,25 @@ pub struct Settings {
     /// Restrict paired comparisons to these (a, b) pairs of method (or model) names; empty means
     /// every unordered pair.
     pub pairs: Vec<(String, String)>,
+    /// Cross-condition comparisons asked for: (A, B), each a (model, method), made in every
+    /// dataset holding both, in addition to the automatic pairs.
+    pub compare: Vec<(ConditionRef, ConditionRef)>,
+}
+
+/// A condition of a dataset, named by its model and method.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ConditionRef {
+    pub model: String,
+    pub method: String,
+}
+
+impl ConditionRef {
+    pub fn new(model: impl Into<String>, method: impl Into<String>) -> Self {
+        ConditionRef {
+            model: model.into(),
+            method: method.into(),
+        }
+    }
 }
 
 impl Default for Settings {
@@ -48,6 +67,7 @@ impl Default for Settings {
             level: 0.95,
             max_depth: MaxDepth::Fixed(10),
             pairs: Vec::new(),
+            compare: Vec::new(),
         }
     }
 }
@@ -77,6 +97,12 @@ impl Settings {
                     crate::score::MAX_DEPTH_CAP
                 ));
             }
+        }
+        if let Some((a, _)) = self.compare.iter().find(|(a, b)| a == b) {
+            return Err(format!(
+                "a comparison needs two different conditions, got {} / {} twice",
+                a.model, a.method
+            ));
         }
         Ok(())
     }
@@ -115,6 +141,9 @@ pub struct SettingsOut {
     pub k_max: usize,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<[String; 2]>,
+    /// The cross-condition comparisons asked for ([`Settings::compare`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<[ConditionRef; 2]>,
     /// How success was decided where the input says so (ToolSandbox's similarity threshold),
     /// by dataset; shown under the table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -298,8 +327,15 @@ pub struct PecDelta {
     pub ci: Option<[f64; 2]>,
 }
 
-/// A paired comparison: two methods under one model (`compare = "methods"`), or two models
-/// under one method (`compare = "models"`), within one dataset.
+/// A paired comparison within one dataset: two methods under one model (`compare =
+/// "methods"`, `a`/`b` are method names), two models under one method (`compare = "models"`,
+/// model names), or any two conditions (`compare = "conditions"`, `a`/`b` are `{model, method}`
+/// and the shared-task counts are given).
+///
+/// Conditions are paired by task on the dataset's bootstrap draws. A cross-condition pair is
+/// computed on the tasks both conditions ran (`n_shared`): tasks only one of them ran (`only_a`,
+/// `only_b`) are left out of its point differences and of its resampled statistics, and a
+/// shared task contributes all its rollouts (every trial) in each condition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairedReport {
     pub dataset: String,
@@ -310,13 +346,58 @@ pub struct PairedReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     pub compare: String,
-    pub a: String,
-    pub b: String,
+    pub a: PairSide,
+    pub b: PairSide,
+    /// Tasks both conditions ran (cross-condition pairs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_shared: Option<u64>,
+    /// Tasks only A ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_a: Option<u64>,
+    /// Tasks only B ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_b: Option<u64>,
     pub ter: Delta,
     pub auc_pec: Delta,
     pub mean_fed: Delta,
     pub final_success: Delta,
     pub pec: Vec<PecDelta>,
+}
+
+/// One side of a paired comparison: a method or model name, or a whole condition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PairSide {
+    Name(String),
+    Condition(ConditionRef),
+}
+
+impl PairSide {
+    /// The method or model name (`None` for a condition).
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            PairSide::Name(n) => Some(n),
+            PairSide::Condition(_) => None,
+        }
+    }
+
+    /// The condition (`None` for a name).
+    pub fn condition(&self) -> Option<&ConditionRef> {
+        match self {
+            PairSide::Name(_) => None,
+            PairSide::Condition(c) => Some(c),
+        }
+    }
+}
+
+impl std::fmt::Display for PairSide {
+    /// A name as it is; a condition as `model / method`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PairSide::Name(n) => f.write_str(n),
+            PairSide::Condition(c) => write!(f, "{} / {}", c.model, c.method),
+        }
+    }
 }
 
 /// An input diagnostic.

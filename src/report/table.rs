@@ -1,6 +1,7 @@
 //! The main table (the paper's Table 2) as text, CSV and LaTeX.
 //!
-//! One block per dataset × model, methods as rows; columns TER, Mean FED, AUC-PEC, RR-Eligible,
+//! In the paper's layout one block per dataset × model, methods as rows; in the leaderboard
+//! layout ([`Layout`]) one block per dataset, one row per condition. Columns TER, Mean FED, AUC-PEC, RR-Eligible,
 //! RR, Final success, each score with its interval. The block maximum of each score column is
 //! marked (bold in LaTeX, `*` in text), ties at the displayed precision included. The mark never
 //! means statistical significance. RR-Eligible is a count, not a score, and is not marked.
@@ -83,6 +84,89 @@ pub fn fmt_pass_hat(values: &[f64], decimals: usize) -> String {
         .join("/")
 }
 
+/// How the main table is laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// The paper's: one block per dataset × model, methods as rows.
+    #[default]
+    Paper,
+    /// A leaderboard: one block per dataset, one row per condition (model / method).
+    Leaderboard,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Paper => "paper",
+            Layout::Leaderboard => "leaderboard",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Layout> {
+        [Layout::Paper, Layout::Leaderboard]
+            .into_iter()
+            .find(|l| l.name() == name)
+    }
+
+    /// Leaderboard when every model of every dataset has a single method (paper blocks would be
+    /// one row each), else the paper's.
+    pub fn default_for(report: &Report) -> Layout {
+        let single = report
+            .conditions
+            .windows(2)
+            .all(|w| !(w[0].dataset == w[1].dataset && w[0].model == w[1].model));
+        if single && !report.conditions.is_empty() {
+            Layout::Leaderboard
+        } else {
+            Layout::Paper
+        }
+    }
+
+    /// The table's blocks in this layout, in report order.
+    pub fn blocks(self, report: &Report) -> Vec<Vec<&ConditionReport>> {
+        match self {
+            Layout::Paper => blocks(report),
+            Layout::Leaderboard => dataset_blocks(report),
+        }
+    }
+
+    /// A block's title.
+    pub fn title(self, c: &ConditionReport) -> String {
+        match self {
+            Layout::Paper => format!("{} / {}", c.dataset, c.model),
+            Layout::Leaderboard => c.dataset.clone(),
+        }
+    }
+
+    /// A row's label.
+    pub fn row_label(self, c: &ConditionReport) -> String {
+        match self {
+            Layout::Paper => c.method.clone(),
+            Layout::Leaderboard => format!("{} / {}", c.model, c.method),
+        }
+    }
+
+    /// The heading of the label column.
+    pub fn label_title(self) -> &'static str {
+        match self {
+            Layout::Paper => "Method",
+            Layout::Leaderboard => "Model / method",
+        }
+    }
+}
+
+/// Conditions grouped into one block per dataset, in report order.
+pub fn dataset_blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
+    let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
+    for c in &report.conditions {
+        match out.last_mut() {
+            Some(block) if block[0].dataset == c.dataset => block.push(c),
+            _ => out.push(vec![c]),
+        }
+    }
+    out
+}
+
 /// Conditions grouped into (dataset, model) blocks, in report order.
 pub fn blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
     let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
@@ -146,8 +230,13 @@ pub fn footnote(report: &Report) -> String {
 
 /// The CLI's text table: one block per dataset × model; `*` marks block maxima.
 pub fn render_text(report: &Report, decimals: usize) -> String {
+    render_text_as(report, decimals, Layout::Paper)
+}
+
+/// [`render_text`] in a chosen layout.
+pub fn render_text_as(report: &Report, decimals: usize, layout: Layout) -> String {
     let mut out = String::new();
-    for block in blocks(report) {
+    for block in layout.blocks(report) {
         let first = block[0];
         let ns: Vec<u64> = block.iter().map(|c| c.n).collect();
         let n_text = if ns.iter().all(|&n| n == ns[0]) {
@@ -155,17 +244,14 @@ pub fn render_text(report: &Report, decimals: usize) -> String {
         } else {
             "N varies by row".to_string()
         };
-        out.push_str(&format!(
-            "{} / {}  ({n_text})\n",
-            first.dataset, first.model
-        ));
+        out.push_str(&format!("{}  ({n_text})\n", layout.title(first)));
         let with_pass = block.iter().any(|c| !c.pass_hat.is_empty());
-        let mut rows: Vec<Vec<String>> = vec![std::iter::once("Method".to_string())
+        let mut rows: Vec<Vec<String>> = vec![std::iter::once(layout.label_title().to_string())
             .chain(Column::ALL.iter().map(|c| c.title().to_string()))
             .chain(with_pass.then(|| "pass^1..k".to_string()))
             .collect()];
         for c in &block {
-            let mut row = vec![c.method.clone()];
+            let mut row = vec![layout.row_label(c)];
             for column in Column::ALL {
                 let cell = match column.estimate(c) {
                     None => c.rr_eligible.to_string(),
@@ -269,26 +355,36 @@ pub fn latex_escape(s: &str) -> String {
 
 /// The main table as a LaTeX `booktabs` table: bold block maxima, intervals in brackets.
 pub fn render_latex(report: &Report, decimals: usize, intervals: bool) -> String {
+    render_latex_as(report, decimals, intervals, Layout::Paper)
+}
+
+/// [`render_latex`] in a chosen layout.
+pub fn render_latex_as(
+    report: &Report,
+    decimals: usize,
+    intervals: bool,
+    layout: Layout,
+) -> String {
     let mut out = String::new();
     out.push_str("% Generated by prefix-exec. Requires \\usepackage{booktabs}.\n");
     out.push_str("\\begin{tabular}{l");
     out.push_str(&"r".repeat(Column::ALL.len()));
-    out.push_str("}\n\\toprule\nMethod");
+    out.push_str("}\n\\toprule\n");
+    out.push_str(layout.label_title());
     for column in Column::ALL {
         out.push_str(" & ");
         out.push_str(column.title());
     }
     out.push_str(" \\\\\n");
-    for block in blocks(report) {
+    for block in layout.blocks(report) {
         out.push_str("\\midrule\n");
         out.push_str(&format!(
-            "\\multicolumn{{{}}}{{l}}{{\\textit{{{} / {}}}}} \\\\\n",
+            "\\multicolumn{{{}}}{{l}}{{\\textit{{{}}}}} \\\\\n",
             Column::ALL.len() + 1,
-            latex_escape(&block[0].dataset),
-            latex_escape(&block[0].model)
+            latex_escape(&layout.title(block[0]))
         ));
         for c in &block {
-            out.push_str(&latex_escape(&c.method));
+            out.push_str(&latex_escape(&layout.row_label(c)));
             for column in Column::ALL {
                 out.push_str(" & ");
                 match column.estimate(c) {
@@ -321,6 +417,56 @@ pub fn render_latex(report: &Report, decimals: usize, intervals: bool) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn leaderboard() -> Report {
+        let line = |t: &str, m: &str, me: &str, ok: bool, step: bool| {
+            format!(
+                r#"{{"dataset":"d","task_id":"{t}","model":"{m}","method":"{me}","success":{ok},"steps":[{{"ok":{step}}}]}}"#
+            ) + "\n"
+        };
+        let text = [
+            line("1", "m1", "p", true, true),
+            line("2", "m1", "p", false, false),
+            line("1", "m2", "q", true, true),
+            line("2", "m2", "q", true, false),
+            line("1", "m3", "r", false, true),
+            line("2", "m3", "r", false, false),
+        ]
+        .concat();
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
+        crate::report::build_report(
+            &corpus,
+            &crate::report::Settings {
+                bootstrap: 0,
+                ..Default::default()
+            },
+        )
+    }
+
+    #[test]
+    fn leaderboard_layout_one_block_per_dataset_bold_over_the_dataset() {
+        let r = leaderboard();
+        assert_eq!(Layout::default_for(&r), Layout::Leaderboard);
+        let text = render_text_as(&r, 2, Layout::Leaderboard);
+        // One block; TER 0.50 for all three (ties: all marked); success max m2 only.
+        assert_eq!(text.matches("N = 2 per row").count(), 1, "{text}");
+        assert!(
+            text.starts_with("d  (N = 2 per row)\n  Model / method"),
+            "{text}"
+        );
+        let row = |name: &str| text.lines().find(|l| l.contains(name)).unwrap().to_string();
+        assert!(row("m1 / p").contains("0.50*"), "{text}");
+        assert!(row("m2 / q").ends_with("1.00*"), "{text}");
+        assert!(!row("m3 / r").ends_with('*'), "{text}");
+        let tex = render_latex_as(&r, 2, false, Layout::Leaderboard);
+        assert!(tex.contains("\\multicolumn{7}{l}{\\textit{d}}"), "{tex}");
+        assert!(tex.contains("m2 / q & \\textbf{0.50}"), "{tex}");
+        // The paper layout: three blocks of one row, every cell its own maximum.
+        let paper = render_text_as(&r, 2, Layout::Paper);
+        assert_eq!(paper.matches("N = 2 per row").count(), 3);
+        assert_eq!(paper, render_text(&r, 2));
+        assert_eq!(Layout::from_name("paper"), Some(Layout::Paper));
+    }
 
     #[test]
     fn latex_escapes_specials() {

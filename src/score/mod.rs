@@ -230,6 +230,22 @@ impl DatasetBlock {
     }
 }
 
+/// Adds one rollout to a per-(task, condition) cell of [`DatasetBlock::cells`] (`width` columns,
+/// PEC depths `1..=width − COL_SURVIVORS`). Paired comparisons restricted to shared tasks build
+/// their cells with this too, so both hold the same sums.
+pub fn add_to_cell(cell: &mut [f64], r: &crate::rollout::Rollout) {
+    let k_max = cell.len() - COL_SURVIVORS;
+    cell[COL_N] += 1.0;
+    cell[COL_FULL] += f64::from(u8::from(r.fully_executable()));
+    cell[COL_SUCCESS] += f64::from(u8::from(r.success));
+    cell[COL_FED] += f64::from(r.fed.0);
+    cell[COL_AUC] += f64::from(r.fed.0 - 1) / f64::from(r.horizon);
+    let survived = (r.fed.0 as usize - 1).min(k_max);
+    for s in &mut cell[COL_SURVIVORS..COL_SURVIVORS + survived] {
+        *s += 1.0;
+    }
+}
+
 /// [`aggregate`], with the per-task sums the bootstrap needs built only for blocks whose
 /// bootstrap with `resamples` resamples fits [`MAX_BOOTSTRAP_BYTES`] (none when `resamples`
 /// is 0): they cost memory per task × condition.
@@ -402,16 +418,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
             if block.cells.is_empty() {
                 continue;
             }
-            let cell = &mut block.cells[base..base + width];
-            cell[COL_N] += 1.0;
-            cell[COL_FULL] += f64::from(u8::from(full));
-            cell[COL_SUCCESS] += f64::from(u8::from(r.success));
-            cell[COL_FED] += f64::from(r.fed.0);
-            cell[COL_AUC] += auc;
-            let survived = (r.fed.0 as usize - 1).min(k_max);
-            for s in &mut cell[COL_SURVIVORS..COL_SURVIVORS + survived] {
-                *s += 1.0;
-            }
+            add_to_cell(&mut block.cells[base..base + width], r);
         }
         m.auc_sum += task_auc;
         // #{FED > k} and #{T ≥ k} from the histograms (index k holds FED = k, resp. T = k;

@@ -60,7 +60,20 @@ pub fn App() -> impl IntoView {
     let _ = window_event_listener(ev::drop, move |e: web_sys::DragEvent| {
         e.prevent_default();
         dragging.set(false);
-        if let Some(list) = e.data_transfer().and_then(|d| d.files()) {
+        let Some(dt) = e.data_transfer() else {
+            return;
+        };
+        // Folders are walked (after the event: the entries stay readable); plain files keep
+        // their names.
+        let entries = super::folders::dropped_entries(&dt);
+        if entries.iter().any(|e| e.is_directory()) {
+            leptos::task::spawn_local(async move {
+                match super::folders::files_of(entries).await {
+                    Ok(files) => session.add_files_with_paths(files),
+                    Err(e) => session.notice.set(Some(e)),
+                }
+            });
+        } else if let Some(list) = dt.files() {
             session.add_files(file_list(&list));
         }
     });

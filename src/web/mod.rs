@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod download;
+pub mod folders;
 pub mod protocol;
 pub mod site;
 pub mod state;

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browse::{RolloutPage, RolloutQuery, StepView};
+use crate::browse::{PairTasks, PairTasksQuery, RolloutPage, RolloutQuery, StepView};
 
 /// The report settings as the page sends them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,9 @@ pub struct JobSettings {
     /// Pairs to compare (method or model names); empty = the automatic pairs.
     #[serde(default)]
     pub pairs: Vec<(String, String)>,
+    /// Cross-condition comparisons asked for (besides the automatic ones).
+    #[serde(default)]
+    pub compare: Vec<(crate::report::ConditionRef, crate::report::ConditionRef)>,
 }
 
 impl Default for JobSettings {
@@ -30,6 +33,7 @@ impl Default for JobSettings {
             level: 0.95,
             max_depth: "10".to_string(),
             pairs: Vec::new(),
+            compare: Vec::new(),
         }
     }
 }
@@ -58,6 +62,7 @@ impl JobSettings {
             level: self.level,
             max_depth,
             pairs: self.pairs.clone(),
+            compare: self.compare.clone(),
         };
         settings.validate()?;
         Ok(settings)
@@ -81,6 +86,10 @@ pub enum ToWorker {
     Rollouts { job: u32, query: RolloutQuery },
     /// One rollout's steps.
     Steps { job: u32, index: usize },
+    /// Two conditions compared task by task.
+    PairTasks { job: u32, query: PairTasksQuery },
+    /// The steps of several rollouts at once (side by side).
+    StepsOf { job: u32, indices: Vec<usize> },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -117,6 +126,14 @@ pub enum FromWorker {
         index: usize,
         steps: Result<Vec<StepView>, String>,
         line: String,
+    },
+    PairTasks {
+        job: u32,
+        result: PairTasks,
+    },
+    StepsOf {
+        job: u32,
+        items: Vec<(usize, Result<Vec<StepView>, String>)>,
     },
     Failed {
         job: u32,

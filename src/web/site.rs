@@ -95,17 +95,33 @@ pub fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String
 
 /// Loads a site's manifest and data if the page was opened as a site, else `?data=` URLs.
 pub async fn open_with_data(session: Session) {
-    // No manifest (a fetch error or 404) means the page is the plain app, not a site.
-    if let Ok(bytes) = fetch_bytes(&format!("./{MANIFEST}")).await {
-        match serde_json::from_slice::<SiteManifest>(&bytes) {
-            Ok(m) if m.schema == SITE_SCHEMA => return open_site(session, m).await,
-            Ok(_) => {}
-            Err(e) => session.notice.set(Some(format!(
-                "{MANIFEST} is not a readable report site manifest: {e}"
-            ))),
+    // Only a published site's index.html carries the marker: a plain load of the app asks for
+    // no manifest (a request that would fail). A marked page whose manifest cannot be fetched
+    // is still opened as the plain app.
+    if is_site_page() {
+        if let Ok(bytes) = fetch_bytes(&format!("./{MANIFEST}")).await {
+            match serde_json::from_slice::<SiteManifest>(&bytes) {
+                Ok(m) if m.schema == SITE_SCHEMA => return open_site(session, m).await,
+                Ok(_) => {}
+                Err(e) => session.notice.set(Some(format!(
+                    "{MANIFEST} is not a readable report site manifest: {e}"
+                ))),
+            }
         }
     }
     open_data_links(session).await;
+}
+
+/// The page's `index.html` is a published site's ([`crate::site::SITE_MARKER`]).
+fn is_site_page() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector(r#"meta[name="prefix-exec-site"]"#)
+                .ok()
+                .flatten()
+        })
+        .is_some()
 }
 
 async fn open_site(session: Session, manifest: SiteManifest) {
@@ -128,6 +144,13 @@ async fn open_site(session: Session, manifest: SiteManifest) {
             .precomputed
             .settings
             .pairs
+            .iter()
+            .map(|[a, b]| (a.clone(), b.clone()))
+            .collect(),
+        compare: manifest
+            .precomputed
+            .settings
+            .compare
             .iter()
             .map(|[a, b]| (a.clone(), b.clone()))
             .collect(),

@@ -23,6 +23,9 @@ use crate::report::Report;
 pub struct FileEntry {
     pub id: u32,
     pub name: String,
+    /// The path relative to a dropped or picked folder (`run/score/<model>/….json`), or the
+    /// name: the name the worker gets, so formats can pair files by folder.
+    pub path: String,
     pub size: f64,
     /// Name overrides and termination-reason exclusions for this file.
     pub options: crate::formats::ImportOptions,
@@ -90,6 +93,10 @@ pub struct Results {
     pub report_json: RwSignal<Arc<String>>,
     pub rollouts: RwSignal<Option<RolloutPage>>,
     pub steps: RwSignal<Option<(usize, StepsResult)>>,
+    /// The compared pair task by task (Paired comparison).
+    pub pair_tasks: RwSignal<Option<crate::browse::PairTasks>>,
+    /// Steps of the rollouts shown side by side.
+    pub pair_steps: RwSignal<Vec<(usize, StepsResult)>>,
     /// The state of "Download this report" (a site zip built in the worker).
     pub site_build: RwSignal<Option<String>>,
 }
@@ -117,6 +124,8 @@ impl Session {
             report_json: RwSignal::new(Arc::new(String::new())),
             rollouts: RwSignal::new(None),
             steps: RwSignal::new(None),
+            pair_tasks: RwSignal::new(None),
+            pair_steps: RwSignal::new(Vec::new()),
             site_build: RwSignal::new(None),
         };
         Session {
@@ -161,14 +170,34 @@ impl Session {
     /// Adds files; one already loaded (same name, size and modification time) is not added
     /// again but reported, so nothing is counted twice.
     pub fn add_files(&self, files: Vec<File>) {
+        // A file of a folder picked with the directory picker knows its relative path.
+        let with_paths = files
+            .into_iter()
+            .map(|f| {
+                let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                    .ok()
+                    .and_then(|p| p.as_string())
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or_else(|| f.name());
+                (f, path)
+            })
+            .collect();
+        self.add_files_with_paths(with_paths);
+    }
+
+    /// [`Session::add_files`] with each file's path relative to its dropped folder.
+    pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
         let mut added = 0;
         let mut duplicates = Vec::new();
-        for file in files {
+        for (file, path) in files {
             let known = self.handles.with_value(|h| {
-                h.iter().any(|(_, f)| {
+                h.iter().any(|(id, f)| {
                     f.name() == file.name()
                         && f.size() == file.size()
                         && f.last_modified() == file.last_modified()
+                        && self
+                            .files
+                            .with_untracked(|es| es.iter().any(|e| e.id == *id && e.path == path))
                 })
             });
             if known {
@@ -181,6 +210,7 @@ impl Session {
                 f.push(FileEntry {
                     id,
                     name: file.name(),
+                    path: path.clone(),
                     size: file.size(),
                     options: crate::formats::ImportOptions {
                         schema_checks: self.schema_checks.get_untracked(),
@@ -260,16 +290,20 @@ impl Session {
         let results = self.results;
         results.rollouts.set(None);
         results.steps.set(None);
+        results.pair_tasks.set(None);
+        results.pair_steps.set(Vec::new());
         let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
             h.iter()
-                .map(|(_, f)| {
-                    // A file from a dropped folder keeps its relative path: some formats
-                    // pair files by folder (BFCL result + score, tau2 directory runs).
-                    let path = js_sys::Reflect::get(f, &"webkitRelativePath".into())
-                        .ok()
-                        .and_then(|p| p.as_string())
-                        .unwrap_or_default();
-                    (if path.is_empty() { f.name() } else { path }, f.clone())
+                .map(|(id, f)| {
+                    // A file from a dropped or picked folder keeps its relative path: some
+                    // formats pair files by folder (BFCL result + score, tau2 directory runs).
+                    let path = self
+                        .files
+                        .with_untracked(|es| {
+                            es.iter().find(|e| e.id == *id).map(|e| e.path.clone())
+                        })
+                        .unwrap_or_else(|| f.name());
+                    (path, f.clone())
                 })
                 .unzip()
         });
@@ -381,6 +415,16 @@ impl Session {
         self.ask(|job| ToWorker::Steps { job, index });
     }
 
+    /// Asks the worker to compare two conditions task by task.
+    pub fn query_pair_tasks(&self, query: crate::browse::PairTasksQuery) {
+        self.ask(|job| ToWorker::PairTasks { job, query });
+    }
+
+    /// Asks the worker for the steps of several rollouts (shown side by side).
+    pub fn query_steps_of(&self, indices: Vec<usize>) {
+        self.ask(|job| ToWorker::StepsOf { job, indices });
+    }
+
     fn ask(&self, make: impl FnOnce(u32) -> ToWorker) {
         self.bridge.with_value(|b| {
             if let (Some(w), false) = (&b.worker, b.busy) {
@@ -477,6 +521,10 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
         FromWorker::Steps {
             job, index, steps, ..
         } if job == current => results.steps.set(Some((index, steps))),
+        FromWorker::PairTasks { job, result } if job == current => {
+            results.pair_tasks.set(Some(result))
+        }
+        FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
         // Job 0 is the worker itself (it could not start or could not read a message).
         FromWorker::Failed { job, message } if job == current || job == 0 => {
             bridge.update_value(|b| b.busy = false);

@@ -89,14 +89,29 @@ pub struct ViewState {
     pub cmp_dataset: RwSignal<String>,
     pub cmp_model: RwSignal<String>,
     pub cmp_a: RwSignal<String>,
+    /// B's model; empty = A's (`cmp_model`).
+    pub cmp_b_model: RwSignal<String>,
     pub cmp_b: RwSignal<String>,
+    /// The task opened side by side in the comparison.
+    pub cmp_task: RwSignal<String>,
     /// Rollout browser: condition as "dataset\u{1f}model\u{1f}method", outcome filter, search.
+    /// Main-table layout ("paper" / "leaderboard"); empty = automatic
+    /// ([`crate::report::table::Layout::default_for`]).
+    pub layout: RwSignal<String>,
     pub rb_condition: RwSignal<String>,
     pub rb_outcome: RwSignal<Outcome>,
     pub rb_search: RwSignal<String>,
     pub rb_offset: RwSignal<usize>,
     /// The page shown of a long list (tables and plots); back to the first on a new tab or filter.
     pub page: RwSignal<usize>,
+}
+
+impl ViewState {
+    /// The main-table layout: the chosen one, else the report's default.
+    pub fn table_layout(&self, report: &crate::report::Report) -> crate::report::table::Layout {
+        crate::report::table::Layout::from_name(&self.layout.get())
+            .unwrap_or_else(|| crate::report::table::Layout::default_for(report))
+    }
 }
 
 impl Default for ViewState {
@@ -124,7 +139,10 @@ impl ViewState {
             cmp_dataset: RwSignal::new(String::new()),
             cmp_model: RwSignal::new(String::new()),
             cmp_a: RwSignal::new(String::new()),
+            cmp_b_model: RwSignal::new(String::new()),
             cmp_b: RwSignal::new(String::new()),
+            cmp_task: RwSignal::new(String::new()),
+            layout: RwSignal::new(String::new()),
             rb_condition: RwSignal::new(String::new()),
             rb_outcome: RwSignal::new(Outcome::All),
             rb_search: RwSignal::new(String::new()),
@@ -146,8 +164,11 @@ impl ViewState {
         put("cmp_ds", self.cmp_dataset.get());
         put("cmp_model", self.cmp_model.get());
         put("a", self.cmp_a.get());
+        put("b_model", self.cmp_b_model.get());
         put("b", self.cmp_b.get());
+        put("task", self.cmp_task.get());
         put("cond", self.rb_condition.get());
+        put("layout", self.layout.get());
         if self.elig.get() {
             put("curve", "elig".to_string());
         }
@@ -186,8 +207,11 @@ impl ViewState {
                 "cmp_ds" => self.cmp_dataset.set(v),
                 "cmp_model" => self.cmp_model.set(v),
                 "a" => self.cmp_a.set(v),
+                "b_model" => self.cmp_b_model.set(v),
                 "b" => self.cmp_b.set(v),
+                "task" => self.cmp_task.set(v),
                 "cond" => self.rb_condition.set(v),
+                "layout" => self.layout.set(v),
                 "curve" => self.elig.set(v == "elig"),
                 "k" => {
                     if let Some((a, b)) = v.split_once('-') {

@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
 use super::protocol::{FromWorker, ToWorker};
-use crate::browse::{list_rollouts, parse_steps};
+use crate::browse::{list_rollouts, pair_tasks, parse_steps};
 use crate::ingest::Ingest;
 use crate::report::build_report_full;
 use crate::rollout::Corpus;
@@ -230,6 +230,7 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
         let bytes = fetch_own(&name).await?;
         files.push((name, bytes));
     }
+    let index = crate::site::mark_site_index(&String::from_utf8_lossy(&index)).into_bytes();
     files.push(("index.html".to_string(), index));
     files.extend(publication.files.iter().cloned());
     files.push((
@@ -347,6 +348,21 @@ fn on_message(event: MessageEvent) {
                     );
                 }
                 Err(message) => post(&FromWorker::SiteFailed { job, message }),
+            }
+        }),
+        ToWorker::PairTasks { job, query } => STATE.with(|s| {
+            if let Some(state) = s.borrow().as_ref() {
+                let result = pair_tasks(&state.corpus, &query);
+                post(&FromWorker::PairTasks { job, result });
+            }
+        }),
+        ToWorker::StepsOf { job, indices } => STATE.with(|s| {
+            if let Some(state) = s.borrow().as_ref() {
+                let items = indices
+                    .into_iter()
+                    .map(|i| (i, read_steps(state, i).0))
+                    .collect();
+                post(&FromWorker::StepsOf { job, items });
             }
         }),
         ToWorker::Steps { job, index } => STATE.with(|s| {

@@ -18,7 +18,9 @@
 //!   succeeded. Without the score file success is unknown and the result file is refused with a
 //!   message asking for it;
 //! - result lines with a `traceback` are inference errors (the model call crashed, there is no
-//!   trajectory): skipped and counted;
+//!   trajectory): a rollout that failed before any step — one terminal no-tool action, not
+//!   executable, not successful — so N and final success are the leaderboard's; the import
+//!   option `exclude_inference_errors` leaves them out instead (counted and reported);
 //! - a result line without `inference_log` (some leaderboard submissions keep only the decoded
 //!   calls) has no tool outputs: its steps come from `result` and carry no verdict, so they count
 //!   as executed; the file diagnostic says how many such rollouts there are, because TER and PEC
@@ -48,6 +50,8 @@ pub(crate) enum ResultLine {
     /// An inference error: no trajectory to score.
     InferenceError {
         id: String,
+        /// [`fingerprint`] of its `result` (the error text).
+        fingerprint: Option<u64>,
     },
 }
 
@@ -60,6 +64,32 @@ pub(crate) struct Test {
     pub cost: Cost,
     /// False when the line had no `inference_log` (no tool outputs).
     pub has_outputs: bool,
+    /// An inference error: no trajectory, never successful.
+    pub inference_error: bool,
+    /// [`fingerprint`] of the line's `result`, which a failed test's score entry repeats.
+    pub fingerprint: Option<u64>,
+}
+
+impl Test {
+    /// The rollout of an inference error: no step at all.
+    pub fn inference_error(id: String, fingerprint: Option<u64>) -> Test {
+        Test {
+            category: category_of(&id),
+            id,
+            steps: Vec::new(),
+            cost: Cost::default(),
+            has_outputs: true,
+            inference_error: true,
+            fingerprint,
+        }
+    }
+}
+
+/// A content hash of a JSON value (compact text, 64-bit FNV-1a): a score entry's
+/// `model_result_raw` (or an inference error's `model_result`) equals its result line's
+/// `result`, which tells which result file a score file belongs to when names do not.
+pub(crate) fn fingerprint(v: &Value) -> u64 {
+    crate::stats::resample::fnv1a64(v.to_string().as_bytes())
 }
 
 #[derive(Deserialize)]
@@ -83,8 +113,12 @@ struct WireResult {
 pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
     let wire: WireResult = read_object(bytes, "a BFCL result {id, result, inference_log}")?;
     let id = wire.id.0;
+    let fp = wire.result.as_ref().map(fingerprint);
     if wire.traceback.is_some() {
-        return Ok(ResultLine::InferenceError { id });
+        return Ok(ResultLine::InferenceError {
+            id,
+            fingerprint: fp,
+        });
     }
     let (steps, has_outputs) = match (&wire.inference_log, &wire.result) {
         (Some(log), _) => (steps_from_log(log)?, true),
@@ -110,6 +144,8 @@ pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
             usd: None,
         },
         has_outputs,
+        inference_error: false,
+        fingerprint: fp,
     }))
 }
 
@@ -291,6 +327,9 @@ pub(crate) struct ScoreFailure {
     pub id: String,
     pub model_name: Option<String>,
     pub category: Option<String>,
+    /// [`fingerprint`]s of `model_result_raw` and of `model_result` (an inference error's
+    /// entry carries the latter).
+    pub fingerprints: [Option<u64>; 2],
 }
 
 #[derive(Deserialize)]
@@ -300,6 +339,10 @@ struct WireFailure {
     model_name: Option<String>,
     #[serde(default)]
     test_category: Option<String>,
+    #[serde(default)]
+    model_result_raw: Option<Value>,
+    #[serde(default)]
+    model_result: Option<Value>,
 }
 
 pub(crate) fn read_score_summary(bytes: &[u8]) -> Result<ScoreSummary, String> {
@@ -317,6 +360,10 @@ pub(crate) fn read_score_failure(bytes: &[u8]) -> Result<ScoreFailure, String> {
         id: w.id.0,
         model_name: w.model_name.filter(|m| !m.trim().is_empty()),
         category: w.test_category.filter(|c| !c.trim().is_empty()),
+        fingerprints: [
+            w.model_result_raw.as_ref().map(fingerprint),
+            w.model_result.as_ref().map(fingerprint),
+        ],
     })
 }
 
@@ -358,6 +405,14 @@ pub(crate) fn category_from_name(name: &str) -> Option<String> {
 pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
     let mut meta = Map::new();
     meta.insert("format".into(), "bfcl".into());
+    // Whatever the score file says, a crashed inference did not solve its task.
+    let success = success && !test.inference_error;
+    if test.inference_error {
+        meta.insert(
+            "inference_error".into(),
+            "the model call failed before any step (`traceback`)".into(),
+        );
+    }
     if !test.has_outputs {
         meta.insert(
             "tool_outputs".into(),
@@ -384,6 +439,9 @@ pub(crate) struct ScoreFile {
     pub failed: HashSet<String>,
     pub model: Option<String>,
     pub category: Option<String>,
+    /// Failed id → [`fingerprint`]s of the results it repeats (`model_result_raw`,
+    /// `model_result`).
+    pub fingerprints: std::collections::HashMap<String, [Option<u64>; 2]>,
 }
 
 #[cfg(test)]

@@ -55,8 +55,16 @@ impl FormatReader for Bfcl {
         if format == Format::BfclResult {
             match read_result_line(bytes) {
                 Ok(ResultLine::Test(t)) => self.tests.entry(file).or_default().push((t, source)),
-                Ok(ResultLine::InferenceError { .. }) => {
-                    out.import(file).skipped_inference_errors += 1
+                Ok(ResultLine::InferenceError { id, fingerprint }) => {
+                    if out.options(file).exclude_inference_errors {
+                        out.import(file).skipped_inference_errors += 1
+                    } else {
+                        out.import(file).inference_errors += 1;
+                        self.tests
+                            .entry(file)
+                            .or_default()
+                            .push((Test::inference_error(id, fingerprint), source));
+                    }
                 }
                 Err(e) => out.reject(file, Some(source.line), e),
             }
@@ -80,6 +88,9 @@ impl FormatReader for Bfcl {
                 if score.category.is_none() {
                     score.category = fail.category.or_else(|| Some(category_of(&fail.id)));
                 }
+                score
+                    .fingerprints
+                    .insert(fail.id.clone(), fail.fingerprints);
                 score.failed.insert(fail.id);
             }
             Err(e) => out.reject(file, Some(source.line), e),
@@ -125,6 +136,7 @@ impl FormatReader for Bfcl {
                 .copied()
                 .filter(|&s| score_category(s).is_none() || score_category(s) == category)
                 .collect();
+            let by_category = candidates.clone();
             if candidates.len() > 1 {
                 let wanted = out.options(file).model.clone().or(folder_model.clone());
                 candidates.retain(|&s| {
@@ -132,6 +144,22 @@ impl FormatReader for Bfcl {
                         && (score_model(s) == wanted
                             || model_from_path(out.name(s)) == folder_model)
                 });
+            }
+            // Names and folders did not decide (a plain multi-file pick of runs whose files have
+            // the same names): the score file whose failures repeat this file's results.
+            if candidates.len() != 1 {
+                let by_content: Vec<usize> = by_category
+                    .iter()
+                    .copied()
+                    .filter(|s| {
+                        self.scores
+                            .get(s)
+                            .is_some_and(|sc| repeats_results(sc, &tests))
+                    })
+                    .collect();
+                if by_content.len() == 1 {
+                    candidates = by_content;
+                }
             }
             let n = tests.len() as u64;
             let score = match candidates.as_slice() {
@@ -244,7 +272,33 @@ impl FormatReader for Bfcl {
     fn reread(&self, _: Format, bytes: &[u8], success: bool) -> Result<Draft, String> {
         match read_result_line(bytes)? {
             ResultLine::Test(t) => Ok(draft(t, success, String::new())),
-            ResultLine::InferenceError { .. } => Err("an inference error has no steps".to_string()),
+            ResultLine::InferenceError { id, fingerprint } => Ok(draft(
+                Test::inference_error(id, fingerprint),
+                false,
+                String::new(),
+            )),
         }
     }
+}
+
+/// Whether a BFCL score file's failures are this result file's: every failure names a test of
+/// the file and repeats its `result` exactly (by [`super::fingerprint`]), and at least one does.
+fn repeats_results(sc: &ScoreFile, tests: &[(Test, Source)]) -> bool {
+    let results: std::collections::HashMap<&str, Option<u64>> = tests
+        .iter()
+        .map(|(t, _)| (t.id.as_str(), t.fingerprint))
+        .collect();
+    let mut compared = 0usize;
+    for id in &sc.failed {
+        let Some(result) = results.get(id.as_str()) else {
+            return false;
+        };
+        let repeated = sc.fingerprints.get(id).copied().unwrap_or_default();
+        match (result, repeated) {
+            (_, [None, None]) | (None, _) => {}
+            (Some(r), [a, b]) if a == Some(*r) || b == Some(*r) => compared += 1,
+            _ => return false,
+        }
+    }
+    compared > 0
 }

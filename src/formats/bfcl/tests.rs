@@ -65,7 +65,8 @@ fn other_result_lines() {
     assert_eq!(
         tb,
         Ok(ResultLine::InferenceError {
-            id: "multi_turn_base_0".into()
+            id: "multi_turn_base_0".into(),
+            fingerprint: Some(fingerprint(&json!("Error during inference")))
         })
     );
     let ResultLine::Test(t) = read_result_line(

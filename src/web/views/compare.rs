@@ -1,67 +1,120 @@
-//! Paired comparison: two methods of one dataset and model, deltas on the same bootstrap
-//! resamples (task-paired), with percentile intervals; an interval containing 0 is said so.
+//! Paired comparison: any two conditions (model + method) of one dataset, deltas on the same
+//! bootstrap resamples (task-paired), with percentile intervals; an interval containing 0 is
+//! said so. Below, the two conditions task by task: the four success cells, the tasks where
+//! they differ, and a task's rollouts of A and B side by side.
 
 use leptos::prelude::*;
 
 use super::{choice_select, distinct, report};
+use crate::browse::{PairTasksQuery, StepView, TaskSide};
 use crate::report::derive::delta_reading;
 use crate::report::table::fmt_num;
-use crate::report::{Delta, PairedReport};
+use crate::report::{ConditionRef, Delta, PairSide, PairedReport, PecDelta};
+use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
 
-/// The computed pair for (dataset, model, a, b), flipped when the report holds (b, a).
+/// `0.0 - x`, not `-x`: an exact zero must stay +0.0 (and print as 0.00).
+fn flip(d: Delta) -> Delta {
+    Delta {
+        delta: d.delta.map(|x| 0.0 - x),
+        ci: d.ci.map(|[lo, hi]| [0.0 - hi, 0.0 - lo]),
+    }
+}
+
+/// `p` read as B − A instead of A − B.
+fn flipped(p: &PairedReport) -> PairedReport {
+    PairedReport {
+        a: p.b.clone(),
+        b: p.a.clone(),
+        only_a: p.only_b,
+        only_b: p.only_a,
+        ter: flip(p.ter),
+        auc_pec: flip(p.auc_pec),
+        mean_fed: flip(p.mean_fed),
+        final_success: flip(p.final_success),
+        pec: p
+            .pec
+            .iter()
+            .map(|x| {
+                let d = flip(Delta {
+                    delta: x.delta,
+                    ci: x.ci,
+                });
+                PecDelta {
+                    k: x.k,
+                    delta: d.delta,
+                    ci: d.ci,
+                }
+            })
+            .collect(),
+        ..p.clone()
+    }
+}
+
+/// Whether `p` compares `a` with `b` (in this order) in `dataset`.
+fn matches(p: &PairedReport, dataset: &str, a: &ConditionRef, b: &ConditionRef) -> bool {
+    if p.dataset != dataset {
+        return false;
+    }
+    match (&p.a, &p.b) {
+        (PairSide::Condition(x), PairSide::Condition(y)) => x == a && y == b,
+        (PairSide::Name(x), PairSide::Name(y)) => match p.compare.as_str() {
+            "methods" => {
+                p.model.as_deref() == Some(&a.model)
+                    && a.model == b.model
+                    && *x == a.method
+                    && *y == b.method
+            }
+            "models" => {
+                p.method.as_deref() == Some(&a.method)
+                    && a.method == b.method
+                    && *x == a.model
+                    && *y == b.model
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The computed pair A − B: a cross-condition pair first (it carries the shared-task counts),
+/// else the method or model pair; flipped when the report holds B − A.
 fn find_pair(
     pairs: &[PairedReport],
     dataset: &str,
-    model: &str,
-    a: &str,
-    b: &str,
+    a: &ConditionRef,
+    b: &ConditionRef,
 ) -> Option<PairedReport> {
-    pairs.iter().find_map(|p| {
-        if p.compare != "methods" || p.dataset != dataset || p.model.as_deref() != Some(model) {
-            return None;
-        }
-        if p.a == a && p.b == b {
-            Some(p.clone())
-        } else if p.a == b && p.b == a {
-            // `0.0 - x`, not `-x`: an exact zero must stay +0.0 (and print as 0.00).
-            let flip = |d: Delta| Delta {
-                delta: d.delta.map(|x| 0.0 - x),
-                ci: d.ci.map(|[lo, hi]| [0.0 - hi, 0.0 - lo]),
-            };
-            Some(PairedReport {
-                a: a.to_string(),
-                b: b.to_string(),
-                ter: flip(p.ter),
-                auc_pec: flip(p.auc_pec),
-                mean_fed: flip(p.mean_fed),
-                final_success: flip(p.final_success),
-                pec: p
-                    .pec
-                    .iter()
-                    .map(|x| {
-                        let d = flip(Delta {
-                            delta: x.delta,
-                            ci: x.ci,
-                        });
-                        crate::report::PecDelta {
-                            k: x.k,
-                            delta: d.delta,
-                            ci: d.ci,
-                        }
-                    })
-                    .collect(),
-                ..p.clone()
-            })
-        } else {
-            None
-        }
-    })
+    let find = |kind: &str| {
+        pairs.iter().filter(|p| p.compare == kind).find_map(|p| {
+            if matches(p, dataset, a, b) {
+                Some(p.clone())
+            } else if matches(p, dataset, b, a) {
+                Some(flipped(p))
+            } else {
+                None
+            }
+        })
+    };
+    find("conditions")
+        .or_else(|| find("methods"))
+        .or_else(|| find("models"))
+}
+
+/// "successes/trials" of one side.
+fn share(x: u32, n: u32) -> String {
+    if n == 1 {
+        if x == 1 { "yes" } else { "no" }.to_string()
+    } else {
+        format!("{x}/{n}")
+    }
 }
 
 #[component]
 pub fn Compare() -> impl IntoView {
     let view = expect_context::<ViewState>();
+    let session = expect_context::<Session>();
+    let results = session.results();
     let datasets = move || {
         report()
             .map(|r| distinct(r.conditions.iter().map(|c| c.dataset.as_str())))
@@ -80,8 +133,8 @@ pub fn Compare() -> impl IntoView {
             })
             .unwrap_or_default()
     };
-    let methods = move || {
-        let (d, m) = (view.cmp_dataset.get(), view.cmp_model.get());
+    let methods_of = move |m: String| {
+        let d = view.cmp_dataset.get();
         report()
             .map(|r| {
                 distinct(
@@ -93,37 +146,82 @@ pub fn Compare() -> impl IntoView {
             })
             .unwrap_or_default()
     };
-    let result = move || {
-        let r = report()?;
-        let (d, m, a, b) = (
+    let b_model = move || {
+        let m = view.cmp_b_model.get();
+        if m.is_empty() {
+            view.cmp_model.get()
+        } else {
+            m
+        }
+    };
+    let methods_a = move || methods_of(view.cmp_model.get());
+    let methods_b = move || methods_of(b_model());
+    // The chosen pair, when complete and two different conditions.
+    let chosen = move || {
+        let (d, ma, a, b) = (
             view.cmp_dataset.get(),
             view.cmp_model.get(),
             view.cmp_a.get(),
             view.cmp_b.get(),
         );
-        if d.is_empty() || m.is_empty() || a.is_empty() || b.is_empty() {
-            return Some(
-                view! { <p class="hint">"Pick a dataset, a model and two methods."</p> }.into_any(),
-            );
+        let mb = b_model();
+        if d.is_empty() || ma.is_empty() || a.is_empty() || b.is_empty() {
+            return None;
         }
-        if a == b {
-            return Some(view! { <p class="hint">"Pick two different methods."</p> }.into_any());
+        let (ca, cb) = (ConditionRef::new(ma, a), ConditionRef::new(mb, b));
+        (ca != cb).then_some((d, ca, cb))
+    };
+    // The task-by-task comparison comes from the worker (it holds the rollouts).
+    Effect::new(move |_| {
+        let ready = matches!(results.status.get(), Status::Ready { .. });
+        if let (true, Some((dataset, a, b))) = (ready, chosen()) {
+            session.query_pair_tasks(PairTasksQuery { dataset, a, b });
         }
-        let Some(p) = find_pair(&r.paired, &d, &m, &a, &b) else {
-            // Automatic comparisons are limited on big reports: this pair can be asked for.
-            let session = expect_context::<crate::web::state::Session>();
+    });
+    // The opened task's rollouts of both sides.
+    Effect::new(move |_| {
+        let task = view.cmp_task.get();
+        let Some(pt) = results.pair_tasks.get() else {
+            return;
+        };
+        if let Some(t) = pt.differing.iter().find(|t| t.task_id == task) {
+            let indices: Vec<usize> = t.a.rollouts.iter().chain(&t.b.rollouts).copied().collect();
+            session.query_steps_of(indices);
+        }
+    });
+    let result = move || {
+        let r = report()?;
+        let Some((d, a, b)) = chosen() else {
+            let complete = !view.cmp_a.get().is_empty() && !view.cmp_b.get().is_empty();
+            let text = if complete {
+                "Pick two different conditions."
+            } else {
+                "Pick a dataset, then condition A (model, method) and condition B (model, method)."
+            };
+            return Some(view! { <p class="hint">{text}</p> }.into_any());
+        };
+        let Some(p) = find_pair(&r.paired, &d, &a, &b) else {
+            // Automatic comparisons are limited on big reports, and cross-condition pairs are
+            // automatic only in leaderboard-shaped datasets: this pair can be asked for.
             let ask = move |_| {
                 let mut s = session.settings.get_untracked();
-                let pair = (a.clone(), b.clone());
-                if !s.pairs.contains(&pair) {
-                    s.pairs.push(pair);
+                if a.model == b.model {
+                    let pair = (a.method.clone(), b.method.clone());
+                    if !s.pairs.contains(&pair) {
+                        s.pairs.push(pair);
+                    }
+                } else {
+                    let pair = (a.clone(), b.clone());
+                    if !s.compare.contains(&pair) {
+                        s.compare.push(pair);
+                    }
                 }
                 session.set_settings(s);
             };
             return Some(
                 view! {
                     <p class="hint">
-                        "No paired result for this choice (see Not computed). "
+                        "No paired result for this choice yet. "
                         <button data-testid="compare-request" on:click=ask>
                             "Compare these two"
                         </button>
@@ -162,10 +260,19 @@ pub fn Compare() -> impl IntoView {
                 .into_any(),
             );
         }
+        let scope = match p.n_shared {
+            Some(n) => format!(
+                "on the {n} tasks both ran ({} only in A, {} only in B, left out)",
+                p.only_a.unwrap_or(0),
+                p.only_b.unwrap_or(0)
+            ),
+            None => "on all their tasks".to_string(),
+        };
+        let (na, nb) = (PairSide::Condition(a), PairSide::Condition(b));
         Some(
             view! {
-                <p>{format!("A = {a}, B = {b}: differences A − B on the same {} task-level resamples (same task draw for both).", r.settings.bootstrap)}</p>
-                <table class="data" data-testid="compare-table">
+                <p data-testid="compare-caption">{format!("A = {na}, B = {nb}: differences A − B {scope}, on the same {} task-level resamples (same task draw for both).", r.settings.bootstrap)}</p>
+                <table class="data" data-testid="compare-table" data-kind=p.compare.clone()>
                     <thead>
                         <tr>
                             <th scope="col">"Statistic"</th>
@@ -185,11 +292,154 @@ pub fn Compare() -> impl IntoView {
         <div>
             <div class="filters">
                 {choice_select("compare-dataset", "Dataset ", "—", view.cmp_dataset, datasets)}
-                {choice_select("compare-model", "Model ", "—", view.cmp_model, models)}
-                {choice_select("compare-a", "Method A ", "—", view.cmp_a, methods)}
-                {choice_select("compare-b", "Method B ", "—", view.cmp_b, methods)}
+                {choice_select("compare-model", "A: model ", "—", view.cmp_model, models)}
+                {choice_select("compare-a", "method ", "—", view.cmp_a, methods_a)}
+                {choice_select("compare-b-model", "B: model ", "same as A", view.cmp_b_model, models)}
+                {choice_select("compare-b", "method ", "—", view.cmp_b, methods_b)}
             </div>
             {result}
+            <TaskTable/>
         </div>
     }
+}
+
+/// The four success cells and the tasks where A and B differ; a task opens side by side.
+#[component]
+fn TaskTable() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let results = expect_context::<Session>().results();
+    move || {
+        let pt = results.pair_tasks.get()?;
+        view.cmp_b.get(); // re-render on a new choice
+        let [both, a_only, b_only, neither] = pt.cells;
+        let rows = pt
+            .differing
+            .iter()
+            .map(|t| {
+                let id = t.task_id.clone();
+                let open = id.clone();
+                let selected = id.clone();
+                view! {
+                    <tr
+                        data-testid="pair-task"
+                        tabindex="0"
+                        class:selected=move || view.cmp_task.get() == selected
+                        on:click=move |_| view.cmp_task.set(open.clone())
+                    >
+                        <td>{id}</td>
+                        <td class="num">{share(t.a.successes, t.a.trials)}</td>
+                        <td class="num">{share(t.b.successes, t.b.trials)}</td>
+                        <td class="num">{share(t.a.fully_executable, t.a.trials)}</td>
+                        <td class="num">{share(t.b.fully_executable, t.b.trials)}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <h3>"Task by task"</h3>
+            <p data-testid="pair-counts">{format!("{} shared tasks; {} only in A; {} only in B.", pt.shared, pt.only_a, pt.only_b)}</p>
+            <table class="data cells" data-testid="pair-cells">
+                <thead>
+                    <tr><th scope="col">"Success (every trial)"</th><th scope="col" class="num">"B succeeded"</th><th scope="col" class="num">"B failed"</th></tr>
+                </thead>
+                <tbody>
+                    <tr><th scope="row">"A succeeded"</th><td class="num" data-cell="both">{both}</td><td class="num" data-cell="a_only">{a_only}</td></tr>
+                    <tr><th scope="row">"A failed"</th><td class="num" data-cell="b_only">{b_only}</td><td class="num" data-cell="neither">{neither}</td></tr>
+                </tbody>
+            </table>
+            <p class="hint">{format!("{} shared tasks differ in success or full executability; open one to see A's and B's rollouts side by side.", pt.differing.len())}</p>
+            <div class="browser">
+                <div class="list">
+                    <table class="data" data-testid="pair-tasks">
+                        <thead>
+                            <tr>
+                                <th scope="col">"Task"</th>
+                                <th scope="col" class="num">"A success"</th>
+                                <th scope="col" class="num">"B success"</th>
+                                <th scope="col" class="num">"A fully exec."</th>
+                                <th scope="col" class="num">"B fully exec."</th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            </div>
+            <SideBySide/>
+        })
+    }
+}
+
+/// The opened task: A's rollouts beside B's, step by step.
+#[component]
+fn SideBySide() -> impl IntoView {
+    let view = expect_context::<ViewState>();
+    let results = expect_context::<Session>().results();
+    move || {
+        let task = view.cmp_task.get();
+        let pt = results.pair_tasks.get()?;
+        let t = pt.differing.into_iter().find(|t| t.task_id == task)?;
+        let steps = results.pair_steps.get();
+        let column = |name: &'static str, side: TaskSide| {
+            let items = side
+                .rollouts
+                .iter()
+                .enumerate()
+                .map(|(trial, i)| {
+                    let body = match steps.iter().find(|(j, _)| j == i) {
+                        None => view! { <p class="hint">"Loading…"</p> }.into_any(),
+                        Some((_, Err(e))) => view! { <p class="error">{format!("Cannot show the steps: {e}")}</p> }.into_any(),
+                        Some((_, Ok(s))) if s.is_empty() => view! { <p>"No tool call: one terminal no-tool action (T = 1)."</p> }.into_any(),
+                        Some((_, Ok(s))) => step_list(s.clone()),
+                    };
+                    view! {
+                        <div class="trial">
+                            {(side.rollouts.len() > 1).then(|| view! { <h5>{format!("Trial {}", trial + 1)}</h5> })}
+                            {body}
+                        </div>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="side" data-testid=format!("side-{name}")>
+                    <h4>{format!("{name}: success {}, fully executable {}", share(side.successes, side.trials), share(side.fully_executable, side.trials))}</h4>
+                    {items}
+                </div>
+            }
+        };
+        Some(view! {
+            <div class="side-by-side" data-testid="side-by-side">
+                <h4 class="task">{format!("Task {}", t.task_id)}</h4>
+                <div class="sides">
+                    {column("A", t.a)}
+                    {column("B", t.b)}
+                </div>
+            </div>
+        })
+    }
+}
+
+/// One rollout's steps, the first rejected step marked and the later ones greyed.
+fn step_list(steps: Vec<StepView>) -> AnyView {
+    let items = steps
+        .into_iter()
+        .map(|s| {
+            let class = if s.first_error {
+                "step first-error"
+            } else if s.after_first_error {
+                "step after-error"
+            } else {
+                "step"
+            };
+            view! {
+                <li class=class data-testid="step" data-first-error=s.first_error.to_string()>
+                    <span class="depth">{s.depth}</span>
+                    <code class="tool">{s.tool.clone().unwrap_or_else(|| "(no tool name)".to_string())}</code>
+                    <code class="args">{s.args.clone().unwrap_or_default()}</code>
+                    {s.first_error.then(|| view! { <span class="tag">"first rejected step"</span> })}
+                    {s.error.clone().map(|e| view! { <div class="error-text">{e}</div> })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ol class="steps">{items}</ol> }.into_any()
 }

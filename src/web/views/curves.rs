@@ -1,4 +1,5 @@
-//! Survival curves (Figure 1): one plot per dataset × model, drawn with plotters on a canvas,
+//! Survival curves (Figure 1): one plot per dataset × model (the paper's layout) or one per
+//! dataset overlaying every condition (the leaderboard layout), drawn with plotters on a canvas,
 //! with a legend that toggles series, a hover readout and an at-risk table aligned to the ticks.
 
 use leptos::html::Canvas;
@@ -32,10 +33,19 @@ pub fn Curves() -> impl IntoView {
         let Some(r) = report() else {
             return Vec::new();
         };
+        // Overlaid: one plot per dataset, its model "" meaning every model.
+        let overlay = view.table_layout(&r) == crate::report::table::Layout::Leaderboard;
         let mut seen = std::collections::HashSet::new();
         visible(&r, &view)
             .into_iter()
-            .map(|c| (c.dataset.clone(), c.model.clone()))
+            .map(|c| {
+                let model = if overlay {
+                    String::new()
+                } else {
+                    c.model.clone()
+                };
+                (c.dataset.clone(), model)
+            })
             .filter(|b| seen.insert(b.clone()))
             .collect::<Vec<(String, String)>>()
     };
@@ -45,6 +55,11 @@ pub fn Curves() -> impl IntoView {
     let shown_blocks = move || page.with(|b| page_of(b, PAGE_PLOTS));
     let plot_pager = move || page.with(|b| pager_for(b.len(), PAGE_PLOTS, "plots"));
     let k_max = move || report().map(|r| r.settings.k_max).unwrap_or(10);
+    let layout_name = move || {
+        report()
+            .map(|r| view.table_layout(&r).name())
+            .unwrap_or("paper")
+    };
     view! {
         <div class="curves-tab">
             <Filters/>
@@ -100,6 +115,19 @@ pub fn Curves() -> impl IntoView {
                     />
                 </label>
             </div>
+            <div class="controls">
+                <label>
+                    "Plots "
+                    <select
+                        data-testid="curves-layout"
+                        on:change=move |e| view.layout.set(target_value(&e))
+                        prop:value=layout_name
+                    >
+                        <option value="leaderboard" selected=move || layout_name() == "leaderboard">"one per dataset, every condition overlaid"</option>
+                        <option value="paper" selected=move || layout_name() == "paper">"one per dataset × model (the paper's)"</option>
+                    </select>
+                </label>
+            </div>
             <p class="hint">
                 "Fixed-cohort PEC(k) = share of all N rollouts whose first k actions all executed; a rollout that ended before k counts as not surviving (no censoring correction). Steps are right-continuous from PEC(0) = 1."
             </p>
@@ -113,6 +141,15 @@ pub fn Curves() -> impl IntoView {
     }
 }
 
+/// A series' name: the method in a per-model plot, "model / method" when overlaid.
+fn series_label(c: &ConditionReport, overlay: bool) -> String {
+    if overlay {
+        format!("{} / {}", c.model, c.method)
+    } else {
+        c.method.clone()
+    }
+}
+
 /// One survival plot with its legend, readout and at-risk table.
 #[component]
 fn PecPanel(dataset: String, model: String) -> impl IntoView {
@@ -120,17 +157,34 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let frame = RwSignal::new(None::<PlotFrame>);
     let hover = RwSignal::new(None::<usize>);
-    let title = format!("{dataset} / {model}");
+    // An empty model overlays every condition of the dataset: each gets its own colour and is
+    // named "model / method"; per-model plots keep a method's colour across plots.
+    let overlay = model.is_empty();
+    let title = if overlay {
+        dataset.clone()
+    } else {
+        format!("{dataset} / {model}")
+    };
     let (d2, m2) = (dataset.clone(), model.clone());
     let conditions = Memo::new(move |_| {
         report()
             .map(|r| {
                 let colors = method_colors(&r);
+                let only = view.model.get();
                 r.conditions
                     .iter()
-                    .filter(|c| c.dataset == d2 && c.model == m2)
-                    .map(|c| (colors.get(&c.method).copied().unwrap_or(0), c.clone()))
-                    .collect::<Vec<(usize, ConditionReport)>>()
+                    .filter(|c| c.dataset == d2 && (c.model == m2 || overlay))
+                    .filter(|c| !overlay || only.is_empty() || c.model == only)
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let color = if overlay {
+                            i
+                        } else {
+                            colors.get(&c.method).copied().unwrap_or(0)
+                        };
+                        (color, series_label(c, overlay), c.clone())
+                    })
+                    .collect::<Vec<(usize, String, ConditionReport)>>()
             })
             .unwrap_or_default()
     });
@@ -139,7 +193,7 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
         conditions
             .get()
             .into_iter()
-            .filter(|(_, c)| !hidden.contains(&c.method))
+            .filter(|(_, label, _)| !hidden.contains(label))
             .collect::<Vec<_>>()
     };
     let range = move || {
@@ -158,8 +212,8 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
             title: title2.clone(),
             series: series_data
                 .iter()
-                .map(|(color, c)| Series {
-                    label: c.method.clone(),
+                .map(|(color, label, c)| Series {
+                    label: label.clone(),
                     color: *color,
                     condition: c,
                 })
@@ -207,9 +261,9 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
         let elig = view.elig.get();
         let lines = shown()
             .into_iter()
-            .map(|(color, c)| {
+            .map(|(color, label, c)| {
                 let text = if k == 0 {
-                    format!("{}: PEC(0) = 1 (N = {})", c.method, c.n)
+                    format!("{label}: PEC(0) = 1 (N = {})", c.n)
                 } else if let Some(p) = c.pec.get(k - 1) {
                     let value = if elig {
                         p.elig
@@ -221,9 +275,9 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
                         (false, Some([lo, hi])) => format!(" [{lo:.3}, {hi:.3}]"),
                         _ => String::new(),
                     };
-                    format!("{}: {value}{ci}  n_k = {}", c.method, p.n_k)
+                    format!("{label}: {value}{ci}  n_k = {}", p.n_k)
                 } else {
-                    format!("{}: –", c.method)
+                    format!("{label}: –")
                 };
                 view! { <li style=format!("border-left-color: {}", color_hex(color))>{text}</li> }
             })
@@ -239,8 +293,8 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
         conditions
             .get()
             .into_iter()
-            .map(|(color, c)| {
-                let method = c.method.clone();
+            .map(|(color, label, _)| {
+                let method = label.clone();
                 let m2 = method.clone();
                 let pressed = move || (!view.hidden.get().contains(&m2)).to_string();
                 view! {
@@ -260,7 +314,7 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
                         }
                     >
                         <span class="swatch" style=format!("background: {}", color_hex(color))></span>
-                        {c.method.clone()}
+                        {label}
                     </button>
                 }
             })
@@ -286,7 +340,7 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
             .collect_view();
         let groups = shown()
             .into_iter()
-            .map(|(color, c)| {
+            .map(|(color, label, c)| {
                 let figures: [(&str, RiskFigure); 3] = [
                     ("at risk", |p| p.n_k),
                     ("fail at k", |p| p.first_failures),
@@ -311,7 +365,7 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
                 view! {
                     <div class="risk-group">
                         <div class="risk-method" style=format!("border-left-color: {}", color_hex(color))>
-                            {c.method.clone()}
+                            {label}
                         </div>
                         {rows}
                     </div>
@@ -325,7 +379,12 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
             </div>
         })
     };
-    let file_name = format!("pec-{dataset}-{model}.png").replace(['/', ' '], "_");
+    let file_name = if overlay {
+        format!("pec-{dataset}.png")
+    } else {
+        format!("pec-{dataset}-{model}.png")
+    }
+    .replace(['/', ' '], "_");
     view! {
         <figure class="plot">
             <div class="legend" role="group" aria-label="series">{legend}</div>

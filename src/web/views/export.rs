@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::report::table::{render_csv, render_latex};
+use crate::report::table::{render_csv, render_latex_as};
 use crate::web::download::download_text;
 use crate::web::state::Session;
 use crate::web::view_state::ViewState;
@@ -24,10 +24,12 @@ pub fn ExportPanel() -> impl IntoView {
     };
     let export_latex = move |_| {
         if let Some(r) = results.report.get_untracked() {
-            let tex = render_latex(
+            let layout = view.table_layout(&r);
+            let tex = render_latex_as(
                 &r,
                 view.decimals.get_untracked(),
                 view.intervals.get_untracked(),
+                layout,
             );
             download_text("prefix-exec-table.tex", "application/x-tex", &tex);
         }

@@ -56,6 +56,17 @@ pub fn FilesPanel() -> impl IntoView {
                         on:change=on_pick
                     />
                 </label>
+                <label class="button">
+                    "Choose a folder…"
+                    <input
+                        type="file"
+                        multiple
+                        prop:webkitdirectory=true
+                        data-testid="folder-input"
+                        class="visually-hidden"
+                        on:change=on_pick
+                    />
+                </label>
                 <Show when=move || session.site.with(|s| s.is_none())>
                     <button data-testid="load-example" on:click=move |_| load(EXAMPLE_URL, EXAMPLE_NAME)>
                         "Load example"
@@ -69,13 +80,29 @@ pub fn FilesPanel() -> impl IntoView {
                     </button>
                 </Show>
             </div>
-            <p class="hint">"…or drop files anywhere on the page."</p>
+            <p class="hint">"…or drop files or whole run folders anywhere on the page (BFCL result and score files pair by their folders)."</p>
             <ul class="file-list" data-testid="file-list">
                 <For
                     each=move || session.files.get()
                     key=|f| f.id
                     children=move |f| {
                         let id = f.id;
+                        // Where names repeat (two runs' identically named files), the folder
+                        // tells them apart.
+                        let name = f.name.clone();
+                        let folder = f
+                            .path
+                            .rsplit_once('/')
+                            .map(|(dir, _)| dir.to_string())
+                            .unwrap_or_default();
+                        let shown_folder = move || {
+                            let repeated = session
+                                .files
+                                .with(|fs| fs.iter().filter(|e| e.name == name).count() > 1);
+                            (repeated && !folder.is_empty()).then(|| {
+                                view! { <span class="file-folder muted" data-testid="file-folder">{format!("{}/", folder)}</span> }
+                            })
+                        };
                         // Same bytes as a file listed earlier: the worker did not count it again.
                         let repeats = move || {
                             let index = session.files.with(|fs| fs.iter().position(|e| e.id == id))?;
@@ -85,7 +112,7 @@ pub fn FilesPanel() -> impl IntoView {
                         view! {
                             <li data-testid="file-item">
                                 <div class="file-row">
-                                    <span class="file-name" title=f.name.clone()>{f.name.clone()}</span>
+                                    <span class="file-name" title=f.path.clone()>{shown_folder}{f.name.clone()}</span>
                                     <span class="file-size">{format!("{:.1} MB", f.size / 1e6)}</span>
                                     <button
                                         class="icon"
@@ -178,6 +205,19 @@ fn FileOptions(id: u32) -> impl IntoView {
                         .collect()
                 },
             )}
+            <label>
+                <input
+                    type="checkbox"
+                    data-testid="file-exclude-inference-errors"
+                    prop:checked=move || current().exclude_inference_errors
+                    on:change=move |e| {
+                        let mut o = current();
+                        o.exclude_inference_errors = event_target_checked(&e);
+                        session.set_file_options(id, o);
+                    }
+                />
+                " Exclude BFCL inference errors (scored as failed before any step otherwise, as the leaderboard counts them)"
+            </label>
             <p class="hint">"Excluded rollouts are counted under Input problems."</p>
             <fieldset class="inspect-options">
                 <legend>"Inspect logs"</legend>

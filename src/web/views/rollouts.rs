@@ -125,8 +125,10 @@ pub fn Rollouts() -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
             <div class="pager">
-                <button disabled=page.offset == 0 on:click=move |_| view.rb_offset.update(|o| *o = o.saturating_sub(PAGE))>"Previous"</button>
-                <button disabled=to >= total on:click=move |_| view.rb_offset.update(|o| *o += PAGE)>"Next"</button>
+                <button disabled=move || page.offset == 0 on:click=move |_| view.rb_offset.update(|o| *o = o.saturating_sub(PAGE))>"Previous"</button>
+                // No `>` here: inside a view! attribute it would end the tag (the label once
+                // showed this code).
+                <button disabled=move || total <= to on:click=move |_| view.rb_offset.update(|o| *o += PAGE)>"Next"</button>
             </div>
         })
     };

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::{current_page, pager, visible, Filters, PageInfo, PAGE_ROWS};
-use crate::report::table::{fmt_estimate, footnote, is_block_max, Column};
+use crate::report::table::{fmt_estimate, footnote, is_block_max, Column, Layout};
 use crate::report::ConditionReport;
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
@@ -44,10 +44,13 @@ pub fn MainTable() -> impl IntoView {
             return Vec::new();
         };
         let conditions = visible(&report, &view);
+        let by_model = view.table_layout(&report) == Layout::Paper;
         let mut blocks: Vec<Vec<ConditionReport>> = Vec::new();
         for c in conditions {
             match blocks.last_mut() {
-                Some(b) if b[0].dataset == c.dataset && b[0].model == c.model => b.push(c.clone()),
+                Some(b) if b[0].dataset == c.dataset && (!by_model || b[0].model == c.model) => {
+                    b.push(c.clone())
+                }
                 _ => blocks.push(vec![c.clone()]),
             }
         }
@@ -98,17 +101,41 @@ pub fn MainTable() -> impl IntoView {
         }
     };
     let blocks = Memo::new(move |_| blocks());
+    let layout = move || {
+        results
+            .report
+            .get()
+            .map(|r| view.table_layout(&r))
+            .unwrap_or_default()
+    };
+    let layout_choice = move || {
+        let current = layout();
+        view! {
+            <label>
+                "Layout "
+                <select
+                    data-testid="table-layout"
+                    on:change=move |e| view.layout.set(super::dom::target_value(&e))
+                    prop:value=move || layout().name()
+                >
+                    <option value="leaderboard" selected=current == Layout::Leaderboard>"leaderboard (one row per condition)"</option>
+                    <option value="paper" selected=current == Layout::Paper>"paper (dataset × model blocks)"</option>
+                </select>
+            </label>
+        }
+    };
     let page_info = move || -> Option<PageInfo> {
         blocks.with(|all| current_page(block_pages(all), all.len(), "blocks"))
     };
     view! {
         <div class="table-tab">
             <Filters/>
+            <div class="filters">{layout_choice}</div>
             <div class="table-wrap">
-                <table class="main-table" data-testid="main-table" data-state=state>
+                <table class="main-table" data-testid="main-table" data-state=state data-layout=move || layout().name()>
                     <thead>
                         <tr>
-                            <th scope="col">"Method"</th>
+                            <th scope="col">{move || layout().label_title()}</th>
                             {Column::ALL.into_iter().map(header).collect_view()}
                             {move || {
                                 results
@@ -122,12 +149,13 @@ pub fn MainTable() -> impl IntoView {
                     {move || {
                         let decimals = view.decimals.get();
                         let intervals = view.intervals.get();
+                        let layout = layout();
                         let range = page_info().map(|p| p.range);
                         let shown = blocks.with(|all| all[range.unwrap_or(0..all.len())].to_vec());
                         shown
                             .into_iter()
                             .map(|block| {
-                                let title = format!("{} / {}", block[0].dataset, block[0].model);
+                                let title = layout.title(&block[0]);
                                 let refs: Vec<&ConditionReport> = block.iter().collect();
                                 let rows = block
                                     .iter()
@@ -173,7 +201,7 @@ pub fn MainTable() -> impl IntoView {
                                                 data-model=c.model.clone()
                                                 data-method=c.method.clone()
                                             >
-                                                <th scope="row">{c.method.clone()}</th>
+                                                <th scope="row">{layout.row_label(c)}</th>
                                                 {cells}
                                                 {pass}
                                             </tr>

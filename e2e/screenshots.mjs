@@ -1,0 +1,60 @@
+// README screenshots of a leaderboard comparison of real released runs (not a test): the
+// tau-bench and tau2 airline runs and the BFCL multi-turn base runs of gpt-oss-20b and
+// glyphh-ada from ../shared/data/released-runs, in headless Chromium. Writes
+// docs/screenshot-leaderboard.png (main table, leaderboard layout), docs/screenshot-overlay.png
+// (survival curves overlaid) and docs/screenshot-compare.png (paired comparison, side by side).
+// Run: node e2e/screenshots.mjs (after building the app).
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { ROOT, computeAfter, openApp, setSetting } from './lib.mjs';
+
+const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'released-runs');
+const REAL = [
+  'tau-bench/gpt-4o-airline.json',
+  'tau2-bench/claude-sonnet-4-5_aide-platform_2025-10-31/trajectories/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json',
+  'bfcl/gpt-oss-20b-vllm/result/BFCL_v4_multi_turn_base_result.json',
+  'bfcl/gpt-oss-20b-vllm/score/BFCL_v4_multi_turn_base_score.json',
+  'bfcl/gorilla-pr1308-glyphh-ada-1.1/result/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_result.json',
+  'bfcl/gorilla-pr1308-glyphh-ada-1.1/score/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_score.json',
+];
+
+if (!fs.existsSync(SHARED)) {
+  console.log(`skipped: shared data not found at ${SHARED}`);
+  process.exit(0);
+}
+const app = await openApp(null);
+const { page } = app;
+try {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await setSetting(page, 'settings-bootstrap', 2000);
+  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(REAL.map((r) => path.join(SHARED, r))), 240_000);
+  const shot = async (name) => {
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: path.join(ROOT, 'docs', name) });
+    console.log(`wrote docs/${name}`);
+  };
+  await page.getByTestId('tab-table').click();
+  await shot('screenshot-leaderboard.png');
+  await page.getByTestId('tab-curves').click();
+  await page.getByTestId('pec-plot').first().waitFor();
+  await page.getByTestId('filter-dataset').selectOption('bfcl/multi_turn_base');
+  await shot('screenshot-overlay.png');
+  await page.getByTestId('filter-dataset').selectOption('');
+  await page.getByTestId('tab-compare').click();
+  const pick = async (id, v) => {
+    await page.getByTestId(id).locator(`option[value="${v}"]`).waitFor({ state: 'attached' });
+    await page.getByTestId(id).selectOption(v);
+  };
+  await pick('compare-dataset', 'bfcl/multi_turn_base');
+  await pick('compare-model', 'glyphh-ada-1.1');
+  await pick('compare-a', 'fc');
+  await pick('compare-b-model', 'openai_gpt-oss-20b');
+  await pick('compare-b', 'fc');
+  await page.getByTestId('pair-task').first().click();
+  await page.getByTestId('side-by-side').locator('[data-testid="step"]').first().waitFor();
+  await shot('screenshot-compare.png');
+} finally {
+  await app.close();
+}
