@@ -316,7 +316,11 @@ fn two_models_pair_by_sample_id() {
     // Two models under one method: a model pair, and (each model having a single method, the
     // leaderboard shape) the same two conditions as a cross-condition pair on their shared tasks.
     let kinds: Vec<&str> = report.paired.iter().map(|p| p.compare.as_str()).collect();
-    assert_eq!(kinds, ["models", "conditions"], "one model pair, one condition pair");
+    assert_eq!(
+        kinds,
+        ["models", "conditions"],
+        "one model pair, one condition pair"
+    );
     assert_eq!(report.paired[1].n_shared, Some(3));
     assert_eq!(report.paired[0].ter.delta, report.paired[1].ter.delta);
 }
