@@ -214,7 +214,8 @@ impl Session {
         file: usize,
         src: &mut dyn crate::formats::RandomAccess,
     ) -> Result<(), String> {
-        let mut kind = "a zip archive".to_string();
+        const GENERIC: &str = "a zip archive";
+        let mut kind = GENERIC.to_string();
         for r in 0..self.readers.len() {
             let Some(&format) = self.readers[r].formats().last() else {
                 continue;
@@ -228,7 +229,9 @@ impl Session {
                     self.set_format(file, format, true);
                     return Ok(());
                 }
-                Err(e) if !e.is_empty() => kind = e,
+                // The first reader that can tell what the zip is says so; later readers that
+                // read no zips keep their generic answer out of it.
+                Err(e) if !e.is_empty() && kind == GENERIC => kind = e,
                 Err(_) => {}
             }
         }
