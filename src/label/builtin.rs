@@ -75,10 +75,10 @@ pub const RULES: &[Row] = &[
         error: None,
         tool: None,
         except_tool: None,
-        termination: Some(r"infrastructure|harness|api_error"),
+        termination: Some(r"infrastructure|harness|api_error|inference_error"),
         no_tool: Some(true),
         reference: None,
-        rationale: "the run ended on an infrastructure error before the agent made any tool call: nothing of the agent's was judged",
+        rationale: "the run ended on an infrastructure or inference error (the model call itself crashed) before the agent made any tool call: no action of the agent's was judged",
     },
     // Schema: the tool is not exposed, or the arguments do not bind or fail a validator.
     row("schema.unknown_tool", "schema",

@@ -412,6 +412,9 @@ pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
             "inference_error".into(),
             "the model call failed before any step (`traceback`)".into(),
         );
+        // Said as a termination reason too, so the labeller files it with the other failures
+        // that end a run before any tool call was judged (environment, not one of the five).
+        meta.insert("termination_reason".into(), "inference_error".into());
     }
     if !test.has_outputs {
         meta.insert(
