@@ -51,6 +51,7 @@
 
 pub mod bfcl;
 pub mod canonical;
+pub(crate) mod chat;
 pub(crate) mod draft;
 pub mod inspect;
 pub(crate) mod object;

@@ -21,6 +21,7 @@
 //!   task's ground truth lists no action (`info.task.actions` empty) or the episode succeeded —
 //!   the benchmark's own verdict is the evidence that finishing without tools was allowed.
 
+use crate::formats::chat::WireMessage;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -93,31 +94,6 @@ struct WireResult {
     #[serde(default)]
     info: Option<Value>,
     traj: Vec<WireMessage>,
-}
-
-#[derive(Deserialize)]
-struct WireMessage {
-    role: String,
-    #[serde(default)]
-    content: Option<Value>,
-    #[serde(default)]
-    tool_calls: Option<Vec<WireToolCall>>,
-    #[serde(default)]
-    tool_call_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: Option<String>,
-    function: WireFunction,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
 }
 
 /// Converts one array element. `Err` is a message for the element's diagnostic.

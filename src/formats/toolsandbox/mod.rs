@@ -41,6 +41,7 @@
 //! to its calls as soon as it is read ([`read_execution_context`]), row by row, so a 50 MB
 //! execution context costs its bytes plus the calls, never a JSON tree.
 
+use crate::formats::chat::WireMessage;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
@@ -705,31 +706,6 @@ pub(crate) fn parse_code<'a>(code: &'a str, id: Option<&str>) -> Option<(&'a str
         .match_indices("_parameters = ")
         .filter(|(i, _)| *i > 0)
         .find_map(|(i, _)| try_id(&first[..i]))
-}
-
-#[derive(Deserialize)]
-struct WireMessage {
-    role: String,
-    #[serde(default)]
-    content: Option<Value>,
-    #[serde(default)]
-    tool_calls: Option<Vec<WireToolCall>>,
-    #[serde(default)]
-    tool_call_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: Option<String>,
-    function: WireFunction,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
 }
 
 /// Reads `conversation.json` (the fallback when no execution context was dropped): message by
