@@ -49,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::draft::{Draft, RawStep, Replies, Verdict};
+use super::pyrepr::{self, Py};
 use super::read_object;
 use super::scan::{elements, members, skip_ws, value_end, LineCounter, ScanError};
 use crate::rollout::Cost;
@@ -1023,9 +1024,7 @@ pub(crate) fn agent_side_tool_name(traceback: &str) -> Option<String> {
     let message = py_string(message.trim())?;
     const MARK: &str = "agent_facing_tool_name=";
     if let Some(at) = message.find(MARK) {
-        let rest = &message[at + MARK.len()..];
-        let mut p = Py::new(rest);
-        return p.string();
+        return pyrepr::leading_string(&message[at + MARK.len()..]);
     }
     traceback
         .contains("get_execution_facing_tool_name")
@@ -1034,208 +1033,17 @@ pub(crate) fn agent_side_tool_name(traceback: &str) -> Option<String> {
 
 /// A whole Python string literal.
 fn py_string(text: &str) -> Option<String> {
-    let mut p = Py::new(text);
-    let s = p.string()?;
-    (p.i == p.s.len()).then_some(s)
+    match pyrepr::parse(text)? {
+        Py::Str(s) => Some(s),
+        _ => None,
+    }
 }
 
 /// Converts the Python literal of a call's parameters (the `repr` of what `json.loads` gave:
 /// dicts, lists, strings, numbers, booleans and `None`) to JSON; `None` when it is anything
 /// else.
 pub(crate) fn py_literal_to_json(text: &str) -> Option<Value> {
-    let mut p = Py::new(text);
-    let v = p.value(0)?;
-    p.ws();
-    (p.i == p.s.len()).then_some(v)
-}
-
-/// Nesting deeper than this is not converted (bounds the recursion).
-const MAX_DEPTH: usize = 64;
-
-struct Py<'a> {
-    s: &'a [u8],
-    text: &'a str,
-    i: usize,
-}
-
-impl<'a> Py<'a> {
-    fn new(text: &'a str) -> Self {
-        Py {
-            s: text.as_bytes(),
-            text,
-            i: 0,
-        }
-    }
-
-    fn ws(&mut self) {
-        while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, c: u8) -> bool {
-        self.ws();
-        if self.s.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.ws();
-        match *self.s.get(self.i)? {
-            b'{' => {
-                self.i += 1;
-                let mut map = Map::new();
-                if self.eat(b'}') {
-                    return Some(Value::Object(map));
-                }
-                loop {
-                    self.ws();
-                    let key = self.string()?;
-                    if !self.eat(b':') {
-                        return None;
-                    }
-                    let v = self.value(depth + 1)?;
-                    map.insert(key, v);
-                    if self.eat(b',') {
-                        if self.eat(b'}') {
-                            break;
-                        }
-                        continue;
-                    }
-                    if self.eat(b'}') {
-                        break;
-                    }
-                    return None;
-                }
-                Some(Value::Object(map))
-            }
-            open @ (b'[' | b'(') => {
-                self.i += 1;
-                let close = if open == b'[' { b']' } else { b')' };
-                let mut items = Vec::new();
-                if self.eat(close) {
-                    return Some(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    if self.eat(b',') {
-                        if self.eat(close) {
-                            break;
-                        }
-                        continue;
-                    }
-                    if self.eat(close) {
-                        break;
-                    }
-                    return None;
-                }
-                Some(Value::Array(items))
-            }
-            b'\'' | b'"' => self.string().map(Value::String),
-            b'-' | b'+' | b'0'..=b'9' | b'.' => self.number(),
-            _ => {
-                let rest = &self.text[self.i..];
-                for (word, v) in [
-                    ("None", Value::Null),
-                    ("True", Value::Bool(true)),
-                    ("False", Value::Bool(false)),
-                ] {
-                    if rest.starts_with(word)
-                        && !rest[word.len()..]
-                            .chars()
-                            .next()
-                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    {
-                        self.i += word.len();
-                        return Some(v);
-                    }
-                }
-                None
-            }
-        }
-    }
-
-    fn number(&mut self) -> Option<Value> {
-        let start = self.i;
-        while self
-            .s
-            .get(self.i)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-'))
-        {
-            self.i += 1;
-        }
-        let t = &self.text[start..self.i];
-        if let Ok(n) = t.parse::<i64>() {
-            return Some(n.into());
-        }
-        if let Ok(n) = t.parse::<u64>() {
-            return Some(n.into());
-        }
-        // Python's float repr is valid Rust float syntax, except `inf`/`nan`, which JSON lacks.
-        let f: f64 = t.parse().ok()?;
-        serde_json::Number::from_f64(f).map(Value::Number)
-    }
-
-    /// A single- or double-quoted Python string (no prefix, not triple-quoted), with its
-    /// escapes decoded as `repr` writes them.
-    fn string(&mut self) -> Option<String> {
-        let q = *self.s.get(self.i)?;
-        if q != b'\'' && q != b'"' {
-            return None;
-        }
-        self.i += 1;
-        let mut out = String::new();
-        loop {
-            let rest = &self.text[self.i..];
-            let c = rest.chars().next()?;
-            if c as u32 == u32::from(q) {
-                self.i += 1;
-                return Some(out);
-            }
-            if c == '\n' {
-                return None;
-            }
-            if c != '\\' {
-                out.push(c);
-                self.i += c.len_utf8();
-                continue;
-            }
-            let e = *self.s.get(self.i + 1)?;
-            self.i += 2;
-            let hex = |p: &mut Self, n: usize| -> Option<char> {
-                let h = p.text.get(p.i..p.i + n)?;
-                let v = u32::from_str_radix(h, 16).ok()?;
-                p.i += n;
-                char::from_u32(v)
-            };
-            match e {
-                b'n' => out.push('\n'),
-                b't' => out.push('\t'),
-                b'r' => out.push('\r'),
-                b'0' => out.push('\0'),
-                b'a' => out.push('\x07'),
-                b'b' => out.push('\x08'),
-                b'f' => out.push('\x0c'),
-                b'v' => out.push('\x0b'),
-                b'x' => out.push(hex(self, 2)?),
-                b'u' => out.push(hex(self, 4)?),
-                b'U' => out.push(hex(self, 8)?),
-                b'\\' | b'\'' | b'"' => out.push(e as char),
-                _ => {
-                    // Python keeps an unknown escape as written.
-                    out.push('\\');
-                    self.i -= 1;
-                }
-            }
-        }
-    }
+    pyrepr::parse(text)?.to_json()
 }
 
 // ---- one run --------------------------------------------------------------------------------
