@@ -235,7 +235,10 @@ fn one_entry_per_two_conditions() {
         ]
     );
     let p = cross(&r, ("m1", "base"), ("m2", "base"));
-    assert_eq!((p.n_shared, p.only_a, p.only_b), (Some(5), Some(1), Some(0)));
+    assert_eq!(
+        (p.n_shared, p.only_a, p.only_b),
+        (Some(5), Some(1), Some(0))
+    );
     // A named model pair is made as asked (automatic pairs are off), with no duplicate.
     let mut s = settings(200);
     s.pairs = vec![("m1".into(), "m2".into())];

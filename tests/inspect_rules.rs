@@ -471,3 +471,62 @@ fn json_edge_cases() {
     );
     assert_eq!(summary.files[0].format, Some(Format::Tau2Results));
 }
+
+/// A requeued sample is written again under the same entry name: Inspect reads the last entry
+/// of a name, and so does this reader (the earlier entry is never read; a note says so). Samples in
+/// the newest chunked layout are counted and said, not guessed at.
+#[test]
+fn requeued_samples_last_entry_wins_chunked_samples_counted() {
+    let first = json!({"id": 1, "epoch": 1, "messages": [
+        assistant(vec![call("a", "bash", json!({"cmd": "ls"}))]),
+        tool("a", json!({"type": "timeout", "message": "slow"}))],
+      "scores": score(json!("I"))});
+    let again = json!({"id": 1, "epoch": 1, "messages": [
+        assistant(vec![call("a", "bash", json!({"cmd": "ls"}))]), tool("a", Value::Null),
+        assistant(vec![call("b", "bash", json!({"cmd": "cat"}))]), tool("b", Value::Null)],
+      "scores": score(json!("C"))});
+    let other = json!({"id": 2, "epoch": 1, "messages": [], "scores": score(json!("I"))});
+    let text = |v: &Value| serde_json::to_vec(v).unwrap();
+    let start = serde_json::to_vec(
+        &json!({"version": 2, "eval": header()["eval"], "plan": header()["plan"]}),
+    )
+    .unwrap();
+    let (t1, t2, t3) = (text(&first), text(&again), text(&other));
+    for method in [8, 93] {
+        let zip = build_zip(
+            &[
+                ("_journal/start.json", &start),
+                ("samples/1_epoch_1.json", &t1),
+                ("samples/2_epoch_1.json", &t3),
+                ("samples/1_epoch_1.json", &t2),
+                ("samples/3_epoch_1/sample.json", b"{}"),
+                ("samples/3_epoch_1/messages/0.json", b"[]"),
+            ],
+            method,
+            None,
+        );
+        let (corpus, _) = read("requeued.eval", &zip, 1 << 20, ImportOptions::default());
+        // Sample 1 as last written (two ok steps, C), then sample 2; never the first attempt.
+        assert_eq!(
+            outcomes(&corpus),
+            [
+                ("1".into(), 3, 2, true, None),
+                ("2".into(), 1, 1, false, None)
+            ],
+            "{:#?}",
+            messages(&corpus)
+        );
+        let m = messages(&corpus).join("\n");
+        assert!(
+            m.contains(
+                "some entries were written again later under the same name (requeued samples)"
+            ),
+            "{m}"
+        );
+        assert!(
+            m.contains("1 samples are stored in Inspect's newest chunked layout"),
+            "{m}"
+        );
+        assert!(!m.contains("appears again"), "{m}");
+    }
+}

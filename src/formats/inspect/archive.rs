@@ -133,6 +133,9 @@ pub(crate) struct Archive<'a> {
     pub entries: Vec<Entry>,
     /// The most bytes one entry may decompress to.
     pub cap: u64,
+    /// The central directory names an entry more than once; `entries` holds the last entry of
+    /// each name (what Python's `zipfile`, and so Inspect, reads).
+    pub duplicate_names: bool,
 }
 
 impl<'a> Archive<'a> {
@@ -164,6 +167,7 @@ impl<'a> Archive<'a> {
             });
         }
         Ok(Archive {
+            duplicate_names: zip.has_duplicate_names(),
             zip,
             entries,
             cap: MAX_ENTRY_BYTES,
