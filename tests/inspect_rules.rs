@@ -530,3 +530,37 @@ fn requeued_samples_last_entry_wins_chunked_samples_counted() {
         assert!(!m.contains("appears again"), "{m}");
     }
 }
+
+/// A large `.eval` reports progress while its entries are read, not only at its end: the bytes
+/// read so far grow block by block (256 KiB) up to the archive's size.
+#[test]
+fn archive_progress_while_entries_are_read() {
+    let padding = "x".repeat(60_000);
+    let samples: Vec<Value> = (0..100)
+        .map(|i| {
+            json!({"id": i, "epoch": 1, "messages": [
+                assistant(vec![call("a", "bash", json!({"cmd": padding}))]), tool("a", Value::Null)],
+              "scores": score(json!("C"))})
+        })
+        .collect();
+    let log = eval_log(&samples, 0, true);
+    let size = log.len() as u64;
+    assert!(size > 6_000_000, "{size}");
+    let mut seen: Vec<u64> = Vec::new();
+    let mut on_read = |read: u64| seen.push(read);
+    let mut bytes = &log[..];
+    let mut src = prefix_exec::formats::inspect::Progressing::new(&mut bytes, &mut on_read);
+    let mut ingest = Ingest::new();
+    let f = ingest.begin_file("big.eval");
+    ingest.read_archive(f, &mut src);
+    let (corpus, _) = ingest.finish_with_summary();
+    assert_eq!(corpus.rollouts.len(), 100);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "never backwards");
+    assert_eq!(seen.last(), Some(&size), "ends at the archive's size");
+    // Many steps in between (≈ one per 256 KiB block), not a jump from 0 to the end.
+    let between = seen.iter().filter(|&&r| r > 0 && r < size).count();
+    assert!(
+        between as u64 >= size / (512 * 1024),
+        "{between} steps for {size} bytes"
+    );
+}

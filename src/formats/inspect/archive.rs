@@ -55,6 +55,38 @@ impl RandomAccess for std::fs::File {
     }
 }
 
+/// A [`RandomAccess`] that reports how far reading has come: after each read, `on_read` gets
+/// the bytes read so far (clamped to the file's size). Entries are read one after the other,
+/// in blocks, so a multi-GB archive reports progress while its samples are read, not only once
+/// it is done (the browser's worker and the CLI show it as bytes read).
+pub struct Progressing<'a> {
+    pub inner: &'a mut dyn RandomAccess,
+    read: u64,
+    on_read: &'a mut dyn FnMut(u64),
+}
+
+impl<'a> Progressing<'a> {
+    pub fn new(inner: &'a mut dyn RandomAccess, on_read: &'a mut dyn FnMut(u64)) -> Self {
+        Progressing {
+            inner,
+            read: 0,
+            on_read,
+        }
+    }
+}
+
+impl RandomAccess for Progressing<'_> {
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read_at(offset, buf)?;
+        self.read = (self.read + n as u64).min(self.inner.size());
+        (self.on_read)(self.read);
+        Ok(n)
+    }
+}
+
 /// `Read + Seek` over a [`RandomAccess`], reading ahead in blocks (a browser slice read costs a
 /// call into JavaScript, so small reads are batched).
 struct Seekable<'a> {

@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-pub use archive::{RandomAccess, MAX_ENTRY_BYTES};
+pub use archive::{Progressing, RandomAccess, MAX_ENTRY_BYTES};
 use convert::{Converted, RunInfo, Skip};
 
 use super::draft::Draft;
