@@ -75,14 +75,14 @@ pub fn MainTable() -> impl IntoView {
             </th>
         }
     };
-    let blocks = Memo::new(move |_| blocks());
-    let table_pages = Memo::new(move |_| {
-        blocks.with(|b| {
-            let lens: Vec<usize> = b
-                .as_ref()
-                .map(|(_, b)| b.iter().map(|x| x.rows.len()).collect())
-                .unwrap_or_default();
-            pages(&lens, PAGE_ROWS)
+    // One memo for the blocks and their pages: the body reads both, and a second memo derived
+    // from the first would make a diamond in which the body can miss a change of the blocks
+    // (sorting changes the rows but not the pages).
+    let blocks = Memo::new(move |_| {
+        blocks().map(|(report, blocks)| {
+            let lens: Vec<usize> = blocks.iter().map(|b| b.rows.len()).collect();
+            let pages = pages(&lens, PAGE_ROWS);
+            (report, blocks, pages)
         })
     });
     let layout = move || {
@@ -110,7 +110,8 @@ pub fn MainTable() -> impl IntoView {
     };
     // Pages in row numbers (the pager counts rows; a page holds whole blocks where they fit).
     let page_info = move || -> Option<PageInfo> {
-        table_pages.with(|pages| {
+        blocks.with(|table| {
+            let pages = table.as_ref().map(|t| t.2.as_slice()).unwrap_or_default();
             let mut start = 0;
             let ranges: Vec<std::ops::Range<usize>> = pages
                 .iter()
@@ -146,11 +147,11 @@ pub fn MainTable() -> impl IntoView {
                         let intervals = view.intervals.get();
                         let layout = layout();
                         let page = page_info().map_or(0, |p| p.page);
-                        let segments = table_pages.with(|p| p.get(page).cloned().unwrap_or_default());
                         blocks.with(|all| {
-                            let Some((report, blocks)) = all else {
+                            let Some((report, blocks, pages)) = all else {
                                 return Vec::new();
                             };
+                            let segments = pages.get(page).cloned().unwrap_or_default();
                             segments
                                 .iter()
                                 .map(|seg| block_view(report, &blocks[seg.block], seg.rows.clone(), layout, intervals))
