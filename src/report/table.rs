@@ -713,7 +713,7 @@ mod tests {
         assert!(plines[3].ends_with(",0,,,1"), "{paper}");
         assert_eq!(render_csv(&r), paper);
         // Same numbers, only block, order and marks differ.
-        let strip = |l: &str| l.splitn(2, ',').nth(1).unwrap().to_string();
+        let strip = |l: &str| l.split_once(',').unwrap().1.to_string();
         let mut a: Vec<String> = lines[1..]
             .iter()
             .map(|l| strip(l).split(',').take(4).collect::<Vec<_>>().join(","))
