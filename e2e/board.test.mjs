@@ -131,6 +131,77 @@ test('paired comparison of any two conditions: Δ = CLI, task table, side by sid
   await assertHealthy();
 });
 
+/** The CSV export's lines as objects (no quoted fields in these fixtures). */
+function parseCsv(text) {
+  const [head, ...lines] = text.trimEnd().split('\n');
+  const keys = head.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], v])));
+}
+
+test('table exports follow the chosen layout and sort: leaderboard and paper CSV/LaTeX', { timeout: 180_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const file = path.join(dir, 'leaderboard.jsonl');
+  fs.writeFileSync(file, leaderboardLines());
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', 200);
+  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(file));
+  const cli = JSON.parse(cliReportBytes(['leaderboard.jsonl'], { cwd: dir, bootstrap: 200 }).toString('utf8'));
+  const key = (c) => `${c.dataset}|${c.model}|${c.method}`;
+  const byKey = new Map(cli.conditions.map((c) => [key(c), c]));
+
+  // Leaderboard layout, sorted by final success (descending).
+  await page.getByTestId('tab-table').click();
+  await page.getByTestId('table-layout').selectOption('leaderboard');
+  await page.locator('[data-testid="main-table"][data-layout="leaderboard"]').waitFor();
+  await page.getByTestId('sort-final_success').click();
+  await page.locator('[data-testid="main-table"] th[aria-sort="descending"]').waitFor();
+  const tableRows = await page.locator('[data-testid="main-table"] tr[data-model]').evaluateAll((rows) =>
+    rows.map((r) => ({
+      key: `${r.getAttribute('data-dataset')}|${r.getAttribute('data-model')}|${r.getAttribute('data-method')}`,
+      bold: Object.fromEntries([...r.querySelectorAll('td[data-col]')].map((td) => [td.getAttribute('data-col'), td.classList.contains('max')])),
+    })),
+  );
+  const tableOrder = tableRows.map((r) => r.key);
+  const board = parseCsv((await download(page, 'export-csv')).bytes.toString('utf8'));
+  assert.deepEqual(board.map(key), tableOrder, 'CSV rows in the order the table shows');
+  assert.deepEqual([...new Set(board.map((r) => r.block))], [...new Set(cli.conditions.map((c) => c.dataset))], 'one block per dataset, in report order');
+  for (const ds of ['lb', 'grid']) {
+    const rows = board.filter((r) => r.dataset === ds);
+    const values = rows.map((r) => Number(r.final_success));
+    assert.deepEqual(values, [...values].sort((a, b) => b - a), `${ds}: descending final success`);
+    for (const col of ['ter', 'mean_fed', 'auc_pec', 'rr', 'final_success']) {
+      for (const r of rows) {
+        const bold = tableRows.find((x) => x.key === key(r)).bold[col];
+        assert.equal(r[`${col}_max`], bold ? '1' : '0', `${key(r)} ${col}_max as the table marks it`);
+        assert.equal(r[col] === '' ? null : Number(r[col]), byKey.get(key(r))[col].value, `${key(r)} ${col} = CLI`);
+      }
+      if (rows.some((r) => r[col] !== '')) assert.ok(rows.some((r) => r[`${col}_max`] === '1'), `${ds} ${col}: a dataset maximum is marked`);
+    }
+  }
+  const tex = (await download(page, 'export-latex')).bytes.toString('utf8');
+  const texRows = tableOrder.filter((k) => k.startsWith('lb|')).map((k) => tex.indexOf(`${k.split('|')[1]} / ${k.split('|')[2]} &`));
+  assert.ok(texRows.every((i) => i > 0), 'LaTeX has every leaderboard row');
+  assert.deepEqual(texRows, [...texRows].sort((a, b) => a - b), 'LaTeX rows in the table order');
+  assert.ok(tex.includes('\\textit{lb}') && !tex.includes('\\textit{lb / m1}'), 'LaTeX blocks are datasets');
+
+  // The paper layout, report order: blocks per dataset × model, maxima per block.
+  await page.getByTestId('sort-final_success').click();
+  await page.getByTestId('sort-final_success').click();
+  await page.locator('[data-testid="main-table"] th[aria-sort="descending"], [data-testid="main-table"] th[aria-sort="ascending"]').waitFor({ state: 'detached' });
+  await page.getByTestId('table-layout').selectOption('paper');
+  await page.locator('[data-testid="main-table"][data-layout="paper"]').waitFor();
+  const paper = parseCsv((await download(page, 'export-csv')).bytes.toString('utf8'));
+  assert.deepEqual(paper.map(key), cli.conditions.map(key), 'paper CSV in report order');
+  assert.deepEqual(paper.map((r) => r.block), cli.conditions.map((c) => `${c.dataset} / ${c.model}`));
+  // lb: every model is its own block, so every score is its block's maximum.
+  for (const r of paper.filter((x) => x.dataset === 'lb')) {
+    assert.equal(r.final_success_max, '1', `${key(r)}: alone in its block`);
+  }
+  const ptex = (await download(page, 'export-latex')).bytes.toString('utf8');
+  assert.ok(ptex.includes('\\textit{lb / m1}') && ptex.includes('\\textit{grid / g}'), 'LaTeX blocks are dataset / model');
+  await assertHealthy();
+});
+
 // ------------------------------------------------------------------------------------------
 // Acceptance on real released runs (../shared/data/released-runs; skipped when absent): the
 // tau-bench and tau2 airline runs plus the BFCL multi-turn base runs of gpt-oss-20b and

@@ -1,16 +1,10 @@
 // Inspect AI logs in the browser: two .eval archives of different models dropped at once (read
 // by random access from the File in the worker), the main table equal to the CLI's report, the
-// rollout browser showing an Inspect tool error, and the two models compared in the Paired
-// comparison tab.
-//
-// The comparison tab compares two methods of one model (an any-two-conditions comparison is not
-// on this branch): the two files are given one shared model name and their model as the method,
-// through each file's options, and the table is checked against the CLI's report of the same
-// rollouts converted with the same names.
+// rollout browser showing an Inspect tool error, and the two models' logs compared directly as
+// two conditions in the Paired comparison tab (A = openai/m1, B = openai/m2), checked against
+// the cross-condition pair of the CLI's report of the same two files.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -18,12 +12,9 @@ import {
   ROOT,
   cliReportBytes,
   compareTableToReport,
-  computeAfter,
-  ensureCli,
   openApp,
   readMainTable,
   setSetting,
-  tempDir,
   waitReady,
 } from './lib.mjs';
 
@@ -84,27 +75,17 @@ test('two .eval logs of different models: table = CLI, tool errors shown, models
   const first = detail.locator('[data-testid="step"][data-first-error="true"]');
   assert.match(await first.textContent(), /timeout: Command timed out before completing\./);
 
-  // Compare the two models: one model name, each file's model as its method.
-  const items = page.getByTestId('file-item');
-  assert.equal(await items.count(), 2);
-  for (const [n, method] of [
-    [0, 'm1'],
-    [1, 'm2'],
-  ]) {
-    const item = items.nth(n);
-    await item.locator('details.file-options > summary').click();
-    await item.getByTestId('file-model').fill('arith runs');
-    await computeAfter(page, () => item.getByTestId('file-model').dispatchEvent('change'));
-    await item.getByTestId('file-method').fill(method);
-    await computeAfter(page, () => item.getByTestId('file-method').dispatchEvent('change'));
-  }
+  // Compare the two logs as they are: condition A = openai/m1, condition B = openai/m2.
+  assert.equal(await page.getByTestId('file-item').count(), 2);
   await page.getByTestId('tab-compare').click();
   await pick(page, 'compare-dataset', DATASET);
-  await pick(page, 'compare-model', 'arith runs');
-  await pick(page, 'compare-a', 'm1');
-  await pick(page, 'compare-b', 'm2');
+  await pick(page, 'compare-model', 'openai/m1');
+  await pick(page, 'compare-a', 'basic_agent_loop');
+  await pick(page, 'compare-b-model', 'openai/m2');
+  await pick(page, 'compare-b', 'basic_agent_loop');
   const table = page.getByTestId('compare-table');
   await table.waitFor();
+  assert.equal(await table.getAttribute('data-kind'), 'conditions', 'a cross-condition pair');
   const shown = await table.locator('tbody tr').evaluateAll((trs) =>
     trs.map((tr) => ({
       name: tr.querySelector('th').textContent.trim(),
@@ -113,19 +94,19 @@ test('two .eval logs of different models: table = CLI, tool errors shown, models
     })),
   );
 
-  // The CLI on the same rollouts under the same names (converted one file at a time).
-  const dir = await tempDir(t);
-  const cli = ensureCli();
-  for (const [file, method] of [
-    [M1, 'm1'],
-    [M2, 'm2'],
-  ]) {
-    execFileSync(cli, ['convert', file, '-o', path.join(dir, `${method}.jsonl`), '--model', 'arith runs', '--method', method, '--quiet']);
-  }
-  const named = JSON.parse(cliReportBytes(['m1.jsonl', 'm2.jsonl'], { cwd: dir, bootstrap: B, seed: 0 }).toString('utf8'));
-  const pair = named.paired.find((p) => p.compare === 'methods' && p.model === 'arith runs');
-  assert.ok(pair, 'the CLI report compares m1 and m2');
-  const flip = pair.a === 'm2';
+  // The CLI's report of the same two files holds the pair (automatic: each model has one
+  // method), once, as a cross-condition pair.
+  const same = report.paired.filter((p) => p.dataset === DATASET);
+  assert.equal(same.length, 1, `one entry for the two conditions: ${JSON.stringify(same.map((p) => p.compare))}`);
+  const pair = same[0];
+  assert.equal(pair.compare, 'conditions');
+  const flip = pair.a.model === 'openai/m2';
+  assert.equal([pair.a.model, pair.b.model].sort().join(' '), 'openai/m1 openai/m2');
+  const [onlyA, onlyB] = flip ? [pair.only_b, pair.only_a] : [pair.only_a, pair.only_b];
+  assert.equal(
+    await page.getByTestId('pair-counts').innerText(),
+    `${pair.n_shared} shared tasks; ${onlyA} only in A; ${onlyB} only in B.`,
+  );
   const want = [pair.ter, pair.auc_pec, pair.mean_fed, pair.final_success, ...pair.pec].map((d) => ({
     delta: d.delta === null ? null : flip ? -d.delta : d.delta,
     ci: d.ci && (flip ? [-d.ci[1], -d.ci[0]] : d.ci),
@@ -139,6 +120,6 @@ test('two .eval logs of different models: table = CLI, tool errors shown, models
       assert.ok(Math.abs(Number(row.delta) - w.delta) <= 0.005 + 1e-12, `${row.name}: shows ${row.delta}, CLI ${w.delta}`);
     }
   });
-  await fs.rm(dir, { recursive: true, force: true });
+  t.diagnostic(`pair: ${pair.n_shared} shared tasks, Δ final success ${pair.final_success.delta}`);
   await assertHealthy();
 });

@@ -1,5 +1,6 @@
-// Scale: a report with 20,000 conditions is shown a page at a time (main table by whole blocks,
-// the other tables by rows, the survival curves a few plots at a time) and says what it left
+// Scale: a report with 20,000 conditions is shown a page at a time (the main table by rows: the
+// leaderboard's one 20,000-row block cut into pages, the paper's layout by whole blocks; the
+// other tables by rows, the survival curves a few plots at a time) and says what it left
 // out (automatic paired comparisons; with 10,000 resamples, the bootstrap over its memory
 // limit); a big file streams in with moving progress and can be cancelled and computed again.
 //
@@ -56,6 +57,29 @@ function writeManyModels(file) {
   }
 }
 
+/**
+ * The dataset's maximum final success (at the table's 2 decimals: k/50 is exact) and the models
+ * reaching it, from the same formula as writeManyModels (every model runs every task once when
+ * TASKS_PER_MODEL = SHARED_TASKS; otherwise its success rate over its rollouts).
+ */
+function expectedBestSuccess() {
+  const rate = new Map();
+  for (let m = 0; m < MODELS; m++) {
+    let ok = 0;
+    const tasks = new Map();
+    for (let j = 0; j < TASKS_PER_MODEL; j++) {
+      const task = (m + j * 17) % SHARED_TASKS;
+      const h = (m * 31 + task * 7 + j) % 7;
+      tasks.set(task, [...(tasks.get(task) ?? []), h > 2]);
+    }
+    for (const v of tasks.values()) ok += v.filter(Boolean).length;
+    const n = [...tasks.values()].reduce((s, v) => s + v.length, 0);
+    rate.set(`m${String(m).padStart(5, '0')}`, Number((ok / n).toFixed(2)));
+  }
+  const max = Math.max(...rate.values());
+  return { max, models: new Set([...rate].filter(([, v]) => v === max).map(([m]) => m)) };
+}
+
 async function selectTab(page, name) {
   await page.getByTestId(`tab-${name}`).click();
   await page.locator(`[data-testid="tab-${name}"][aria-selected="true"]`).waitFor();
@@ -85,17 +109,67 @@ test('20,000 conditions: paged tables and plots, a note on skipped comparisons, 
   await page.getByTestId('file-input').setInputFiles(file);
   t.diagnostic(await waitReady(page, 800_000));
 
-  // Main table: one page of whole blocks (one row each here), with a pager over 20,000 blocks.
-  // 20,000 models of one method each are leaderboard-shaped, so the paper's layout (a block per
-  // dataset × model) is chosen here: its blocks are what this test pages over.
+  // Main table, leaderboard layout (the default: 20,000 models of one method each): one block
+  // of 20,000 rows, cut into pages of PAGE_ROWS rows; bold marks the maximum over the whole
+  // dataset (ties included), and sorting orders the whole dataset before paging.
   await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid="main-table"][data-layout="leaderboard"]').waitFor({ timeout: 120_000 });
+  assert.equal(await mainRows(page).count(), PAGE_ROWS, `leaderboard page 1: ${PAGE_ROWS} rows`);
+  assert.equal(await pagerLabel(page), `rows 1–${PAGE_ROWS} of ${MODELS} (page 1 of ${MODELS / PAGE_ROWS})`);
+  assert.match(
+    await page.locator('[data-testid="main-table"] tr.block-head').first().innerText(),
+    new RegExp(`rows 1–${PAGE_ROWS} of ${MODELS}`),
+    'the block head says which rows of the block the page shows',
+  );
+  const best = expectedBestSuccess();
+  t.diagnostic(`final success: dataset maximum ${best.max}, reached by ${best.models.size} models`);
+  const successCells = async () =>
+    page.locator('[data-testid="main-table"] tr[data-method]').evaluateAll((rows) =>
+      rows.map((r) => {
+        const td = r.querySelector('td[data-col="final_success"]');
+        return { model: r.getAttribute('data-model'), value: Number(td.getAttribute('data-value')), bold: td.classList.contains('max') };
+      }),
+    );
+  const lb1 = await successCells();
+  for (const c of lb1) {
+    assert.equal(c.bold, best.models.has(c.model), `${c.model}: bold iff it reaches the dataset maximum ${best.max} (value ${c.value})`);
+  }
+  // Sorted by final success (descending): page 1 starts with the dataset maximum, every row of
+  // page 1 is at least every row of page 2, and the marks stay the dataset's.
+  await page.getByTestId('sort-final_success').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="sort-final_success"]')?.textContent.includes('▼'),
+    null,
+    { timeout: 120_000 },
+  );
+  assert.equal(await pagerLabel(page), `rows 1–${PAGE_ROWS} of ${MODELS} (page 1 of ${MODELS / PAGE_ROWS})`, 'sorting starts at page 1');
+  const sorted1 = await successCells();
+  assert.equal(sorted1[0].value, best.max, 'sorted: the first row holds the dataset maximum');
+  for (let i = 1; i < sorted1.length; i++) assert.ok(sorted1[i - 1].value >= sorted1[i].value, 'descending on page 1');
+  const boldShown = sorted1.filter((c) => c.bold).length;
+  assert.equal(boldShown, Math.min(best.models.size, PAGE_ROWS), 'every tied maximum is bold, first');
+  await page.getByTestId('page-next').click();
+  await page.waitForFunction(
+    () => /page 2 of/.test(document.querySelector('[data-testid="page-label"]')?.textContent ?? ''),
+    null,
+    { timeout: 120_000 },
+  );
+  const sorted2 = await successCells();
+  assert.equal(sorted2.length, PAGE_ROWS);
+  assert.ok(sorted2[0].value <= sorted1[sorted1.length - 1].value, 'page 2 continues the order of the whole dataset');
+  for (const c of sorted2) assert.equal(c.bold, best.models.has(c.model), `page 2, ${c.model}: bold iff at the maximum`);
+  // Back to report order.
+  await page.getByTestId('sort-final_success').click();
+  await page.getByTestId('sort-final_success').click();
+
+  // The paper's layout: a block per dataset × model (one row each here), pages of whole blocks.
   await page.getByTestId('table-layout').selectOption('paper');
   await page.locator('[data-testid="main-table"][data-layout="paper"]').waitFor({ timeout: 120_000 });
   const rows1 = await mainRows(page).count();
   assert.ok(rows1 > 0 && rows1 <= PAGE_ROWS, `main table: 1…${PAGE_ROWS} rows, got ${rows1}`);
   const label1 = await pagerLabel(page);
   t.diagnostic(`main table: ${rows1} rows; ${label1}`);
-  const m1 = /^blocks 1–(\d+) of (\d+) \(page 1 of (\d+)\)$/.exec(label1);
+  const m1 = /^rows 1–(\d+) of (\d+) \(page 1 of (\d+)\)$/.exec(label1);
   assert.ok(m1, `main-table pager label: ${label1}`);
   assert.equal(Number(m1[2]), MODELS, 'the pager counts 20,000 blocks');
   assert.equal(Number(m1[1]), rows1, 'one row per block: the label ends where the rows do');
@@ -112,7 +186,7 @@ test('20,000 conditions: paged tables and plots, a note on skipped comparisons, 
   );
   const label2 = await pagerLabel(page);
   t.diagnostic(`after next: ${label2}`);
-  assert.match(label2, new RegExp(`^blocks ${rows1 + 1}–\\d+ of ${MODELS} \\(page 2 of \\d+\\)$`));
+  assert.match(label2, new RegExp(`^rows ${rows1 + 1}–\\d+ of ${MODELS} \\(page 2 of \\d+\\)$`));
   const rows2 = await mainRows(page).count();
   assert.ok(rows2 > 0 && rows2 <= PAGE_ROWS, `page 2: 1…${PAGE_ROWS} rows, got ${rows2}`);
   const first2 = await mainRows(page).first().getAttribute('data-model');
@@ -170,7 +244,7 @@ test('20,000 conditions: paged tables and plots, a note on skipped comparisons, 
   await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor({ timeout: 120_000 });
   const rows4 = await mainRows(page).count();
   assert.ok(rows4 > 0 && rows4 <= PAGE_ROWS, `main table without intervals: 1…${PAGE_ROWS} rows, got ${rows4}`);
-  assert.match(await pagerLabel(page), new RegExp(`^blocks 1–\\d+ of ${MODELS} \\(page 1 of \\d+\\)$`));
+  assert.match(await pagerLabel(page), new RegExp(`^rows 1–\\d+ of ${MODELS} \\(page 1 of \\d+\\)$`));
   await assertHealthy();
 });
 

@@ -246,27 +246,34 @@ test('exports: CSV header and values; LaTeX booktabs table with bold maxima', { 
   const csv = await download(page, 'export-csv');
   assert.match(csv.name, /\.csv$/);
   const lines = csv.bytes.toString('utf8').trimEnd().split('\n');
+  // The example is the paper's grid: its layout (blocks of dataset / model), report order.
   const header =
-    'dataset,model,method,n,ter,ter_lo,ter_hi,mean_fed,mean_fed_lo,mean_fed_hi,auc_pec,auc_pec_lo,auc_pec_hi,' +
-    'rr_eligible,rr,rr_lo,rr_hi,final_success,final_success_lo,final_success_hi';
+    'block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,mean_fed_hi,mean_fed_max,' +
+    'auc_pec,auc_pec_lo,auc_pec_hi,auc_pec_max,rr_eligible,rr,rr_lo,rr_hi,rr_max,' +
+    'final_success,final_success_lo,final_success_hi,final_success_max';
   assert.equal(lines[0], header);
   assert.equal(lines.length, 1 + report.conditions.length, 'one line per condition');
+  const maxFlags = [];
   lines.slice(1).forEach((line, i) => {
     const c = report.conditions[i];
-    const want = [c.dataset, c.model, c.method, c.n];
+    const want = [`${c.dataset} / ${c.model}`, c.dataset, c.model, c.method, c.n];
     for (const col of COLUMNS) {
       if (col === 'rr_eligible') want.push(c.rr_eligible);
-      else want.push(c[col].value, c[col].ci?.[0] ?? null, c[col].ci?.[1] ?? null);
+      else want.push(c[col].value, c[col].ci?.[0] ?? null, c[col].ci?.[1] ?? null, 'flag');
     }
     const got = line.split(',');
     assert.equal(got.length, want.length, `line ${i + 2}: field count`);
     got.forEach((field, j) => {
       const w = want[j];
-      if (typeof w === 'string') assert.equal(field, w);
+      if (w === 'flag') {
+        assert.match(field, /^[01]$/, `line ${i + 2}, ${header.split(',')[j]}`);
+        maxFlags.push(field);
+      } else if (typeof w === 'string') assert.equal(field, w);
       else if (w === null) assert.equal(field, '');
       else assert.equal(Number(field), w, `line ${i + 2}, ${header.split(',')[j]}`);
     });
   });
+  assert.ok(maxFlags.includes('1') && maxFlags.includes('0'), 'block maxima are flagged');
 
   const tex = (await download(page, 'export-latex')).bytes.toString('utf8');
   assert.ok(tex.includes('\\toprule'), 'LaTeX has \\toprule');

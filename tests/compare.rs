@@ -155,41 +155,52 @@ fn same_numbers(x: &PairedReport, y: &PairedReport) {
 }
 
 /// Two methods of one model on the same tasks, asked as conditions: the same bits as the
-/// method pair; likewise two models under one method (the automatic leaderboard pair).
+/// method pair; likewise two models under one method (the automatic leaderboard pair). A report
+/// holds one entry per two conditions, so each side is computed in its own report (the
+/// dataset's draws do not depend on which pairs are asked).
 #[test]
 fn equal_to_method_and_model_pairs_where_both_apply() {
     let lines = grid(&["m"], &["x", "y", "z"], 9, 2);
-    let mut s = settings(400);
-    s.compare = vec![(ConditionRef::new("m", "x"), ConditionRef::new("m", "z"))];
-    let r = report(&lines, &s);
-    let method_pair = r
+    let plain = report(&lines, &settings(400));
+    let method_pair = plain
         .paired
         .iter()
         .find(|p| p.compare == "methods" && p.a.name() == Some("x") && p.b.name() == Some("z"))
         .unwrap();
+    let mut s = settings(400);
+    s.compare = vec![(ConditionRef::new("m", "x"), ConditionRef::new("m", "z"))];
+    let r = report(&lines, &s);
     let asked = cross(&r, ("m", "x"), ("m", "z"));
     assert_eq!(
         (asked.n_shared, asked.only_a, asked.only_b),
         (Some(9), Some(0), Some(0))
     );
     same_numbers(asked, method_pair);
-    // Nothing automatic of the conditions kind here: the model has several methods.
+    // The asked pair replaces the method pair of the same two conditions; the other method
+    // pairs stay, and nothing else of the conditions kind is made (the model has 3 methods).
+    let kinds: Vec<String> = r
+        .paired
+        .iter()
+        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
+        .collect();
     assert_eq!(
-        r.paired
-            .iter()
-            .filter(|p| p.compare == "conditions")
-            .count(),
-        1
+        kinds,
+        ["methods x-y", "methods y-z", "conditions m / x-m / z"],
+        "{kinds:?}"
     );
 
     let lines = grid(&["m1", "m2", "m3"], &["x"], 9, 3);
     let r = report(&lines, &settings(400));
-    let model_pair = r
+    let mut named = settings(400);
+    named.pairs = vec![("m1".into(), "m3".into())];
+    let by_name = report(&lines, &named);
+    let model_pair = by_name
         .paired
         .iter()
         .find(|p| p.compare == "models" && p.a.name() == Some("m1") && p.b.name() == Some("m3"))
         .unwrap();
     same_numbers(cross(&r, ("m1", "x"), ("m3", "x")), model_pair);
+    assert_eq!(r.conditions, by_name.conditions);
     assert_eq!(
         r.paired
             .iter()
@@ -197,6 +208,53 @@ fn equal_to_method_and_model_pairs_where_both_apply() {
             .count(),
         3
     );
+}
+
+/// Two single-method models sharing a method name (a leaderboard where every agent runs
+/// "base"): the report holds one entry per two conditions — the cross-condition pair, never a
+/// "models" pair of the same two conditions as well — whether or not they ran the same tasks.
+/// A model pair under a shared method stays where no cross-condition pair is made.
+#[test]
+fn one_entry_per_two_conditions() {
+    let mut lines = grid(&["m1", "m2"], &["base"], 6, 1);
+    lines.extend(grid(&["m3"], &["other"], 6, 1));
+    // m2 skipped t5: the pairs differ in shared tasks.
+    lines.retain(|l| !(l.contains(r#""model":"m2""#) && l.contains(r#""task_id":"t5""#)));
+    let r = report(&lines, &settings(200));
+    let kinds: Vec<String> = r
+        .paired
+        .iter()
+        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "conditions m1 / base-m2 / base",
+            "conditions m1 / base-m3 / other",
+            "conditions m2 / base-m3 / other"
+        ]
+    );
+    let p = cross(&r, ("m1", "base"), ("m2", "base"));
+    assert_eq!(
+        (p.n_shared, p.only_a, p.only_b),
+        (Some(5), Some(1), Some(0))
+    );
+    // A named model pair is made as asked (automatic pairs are off), with no duplicate.
+    let mut s = settings(200);
+    s.pairs = vec![("m1".into(), "m2".into())];
+    let r = report(&lines, &s);
+    let kinds: Vec<&str> = r.paired.iter().map(|p| p.compare.as_str()).collect();
+    assert_eq!(kinds, ["models"]);
+    // A dataset that is not leaderboard-shaped (m1 has two methods) keeps its model pair.
+    let mut lines = grid(&["m1", "m2"], &["base"], 4, 1);
+    lines.extend(grid(&["m1"], &["extra"], 4, 1));
+    let r = report(&lines, &settings(0));
+    let kinds: Vec<String> = r
+        .paired
+        .iter()
+        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
+        .collect();
+    assert_eq!(kinds, ["methods base-extra", "models m1-m2"], "{kinds:?}");
 }
 
 /// Restricting to shared tasks on the dataset's own draws: the cross pair of A and B equals the

@@ -313,16 +313,31 @@ fn two_models_pair_by_sample_id() {
             ..prefix_exec::report::Settings::default()
         },
     );
-    // Two models under one method: a model pair, and (each model having a single method, the
-    // leaderboard shape) the same two conditions as a cross-condition pair on their shared tasks.
+    // Two models under one method, each with a single method (the leaderboard shape): one entry
+    // for the two conditions, the cross-condition pair on their shared tasks; the model pair of
+    // the same two conditions (asked by name) has the same numbers.
     let kinds: Vec<&str> = report.paired.iter().map(|p| p.compare.as_str()).collect();
-    assert_eq!(
-        kinds,
-        ["models", "conditions"],
-        "one model pair, one condition pair"
+    assert_eq!(kinds, ["conditions"], "one entry for the two conditions");
+    assert_eq!(report.paired[0].n_shared, Some(3));
+    let model = |side: &prefix_exec::report::PairSide| match side {
+        prefix_exec::report::PairSide::Condition(c) => c.model.clone(),
+        prefix_exec::report::PairSide::Name(n) => n.clone(),
+    };
+    let named = prefix_exec::report::build_report(
+        &corpus,
+        &prefix_exec::report::Settings {
+            bootstrap: 200,
+            pairs: vec![(model(&report.paired[0].a), model(&report.paired[0].b))],
+            ..prefix_exec::report::Settings::default()
+        },
     );
-    assert_eq!(report.paired[1].n_shared, Some(3));
-    assert_eq!(report.paired[0].ter.delta, report.paired[1].ter.delta);
+    let kinds: Vec<&str> = named.paired.iter().map(|p| p.compare.as_str()).collect();
+    assert_eq!(kinds, ["models"]);
+    assert_eq!(named.paired[0].ter, report.paired[0].ter);
+    assert_eq!(
+        named.paired[0].final_success,
+        report.paired[0].final_success
+    );
 }
 
 // ---- the committed, hand-made fixtures (tests/fixtures/import/inspect, see generate.py) ------

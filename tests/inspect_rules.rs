@@ -471,3 +471,96 @@ fn json_edge_cases() {
     );
     assert_eq!(summary.files[0].format, Some(Format::Tau2Results));
 }
+
+/// A requeued sample is written again under the same entry name: Inspect reads the last entry
+/// of a name, and so does this reader (the earlier entry is never read; a note says so). Samples in
+/// the newest chunked layout are counted and said, not guessed at.
+#[test]
+fn requeued_samples_last_entry_wins_chunked_samples_counted() {
+    let first = json!({"id": 1, "epoch": 1, "messages": [
+        assistant(vec![call("a", "bash", json!({"cmd": "ls"}))]),
+        tool("a", json!({"type": "timeout", "message": "slow"}))],
+      "scores": score(json!("I"))});
+    let again = json!({"id": 1, "epoch": 1, "messages": [
+        assistant(vec![call("a", "bash", json!({"cmd": "ls"}))]), tool("a", Value::Null),
+        assistant(vec![call("b", "bash", json!({"cmd": "cat"}))]), tool("b", Value::Null)],
+      "scores": score(json!("C"))});
+    let other = json!({"id": 2, "epoch": 1, "messages": [], "scores": score(json!("I"))});
+    let text = |v: &Value| serde_json::to_vec(v).unwrap();
+    let start = serde_json::to_vec(
+        &json!({"version": 2, "eval": header()["eval"], "plan": header()["plan"]}),
+    )
+    .unwrap();
+    let (t1, t2, t3) = (text(&first), text(&again), text(&other));
+    for method in [8, 93] {
+        let zip = build_zip(
+            &[
+                ("_journal/start.json", &start),
+                ("samples/1_epoch_1.json", &t1),
+                ("samples/2_epoch_1.json", &t3),
+                ("samples/1_epoch_1.json", &t2),
+                ("samples/3_epoch_1/sample.json", b"{}"),
+                ("samples/3_epoch_1/messages/0.json", b"[]"),
+            ],
+            method,
+            None,
+        );
+        let (corpus, _) = read("requeued.eval", &zip, 1 << 20, ImportOptions::default());
+        // Sample 1 as last written (two ok steps, C), then sample 2; never the first attempt.
+        assert_eq!(
+            outcomes(&corpus),
+            [
+                ("1".into(), 3, 2, true, None),
+                ("2".into(), 1, 1, false, None)
+            ],
+            "{:#?}",
+            messages(&corpus)
+        );
+        let m = messages(&corpus).join("\n");
+        assert!(
+            m.contains(
+                "some entries were written again later under the same name (requeued samples)"
+            ),
+            "{m}"
+        );
+        assert!(
+            m.contains("1 samples are stored in Inspect's newest chunked layout"),
+            "{m}"
+        );
+        assert!(!m.contains("appears again"), "{m}");
+    }
+}
+
+/// A large `.eval` reports progress while its entries are read, not only at its end: the bytes
+/// read so far grow block by block (256 KiB) up to the archive's size.
+#[test]
+fn archive_progress_while_entries_are_read() {
+    let padding = "x".repeat(60_000);
+    let samples: Vec<Value> = (0..100)
+        .map(|i| {
+            json!({"id": i, "epoch": 1, "messages": [
+                assistant(vec![call("a", "bash", json!({"cmd": padding}))]), tool("a", Value::Null)],
+              "scores": score(json!("C"))})
+        })
+        .collect();
+    let log = eval_log(&samples, 0, true);
+    let size = log.len() as u64;
+    assert!(size > 6_000_000, "{size}");
+    let mut seen: Vec<u64> = Vec::new();
+    let mut on_read = |read: u64| seen.push(read);
+    let mut bytes = &log[..];
+    let mut src = prefix_exec::formats::inspect::Progressing::new(&mut bytes, &mut on_read);
+    let mut ingest = Ingest::new();
+    let f = ingest.begin_file("big.eval");
+    ingest.read_archive(f, &mut src);
+    let (corpus, _) = ingest.finish_with_summary();
+    assert_eq!(corpus.rollouts.len(), 100);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "never backwards");
+    assert_eq!(seen.last(), Some(&size), "ends at the archive's size");
+    // Many steps in between (≈ one per 256 KiB block), not a jump from 0 to the end.
+    let between = seen.iter().filter(|&&r| r > 0 && r < size).count();
+    assert!(
+        between as u64 >= size / (512 * 1024),
+        "{between} steps for {size} bytes"
+    );
+}

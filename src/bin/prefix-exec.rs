@@ -516,8 +516,16 @@ mod cli {
         let mut magic = [0u8; 4];
         let n = file.read(&mut magic).unwrap_or(0);
         if magic[..n] == *prefix_exec::ingest::ZIP_MAGIC {
-            progress.show(&format!("reading {name} (an archive)"));
-            ingest.read_archive(id, &mut file);
+            let mut on_read = |read: u64| {
+                progress.show(&format!(
+                    "reading {name} (an archive): {} / {} MB",
+                    read >> 20,
+                    size >> 20
+                ))
+            };
+            let mut progressing =
+                prefix_exec::formats::inspect::Progressing::new(&mut file, &mut on_read);
+            ingest.read_archive(id, &mut progressing);
             return after_chunk(ingest);
         }
         ingest.push(id, &magic[..n]);

@@ -468,6 +468,18 @@ fn select_pairs(
             oversized.join("; ")
         ));
     }
+    // One entry per two conditions: where the automatic method or model pair and a
+    // cross-condition pair would compare the same two conditions (two single-method models
+    // sharing a method name in a leaderboard), only the cross-condition pair is kept — it
+    // carries the shared-task counts, and on the same tasks its numbers are the same.
+    if settings.pairs.is_empty() {
+        let crossed: std::collections::HashSet<(usize, usize, usize)> = auto_cross
+            .iter()
+            .chain(&asked_cross)
+            .map(|&(b, x, y)| (b, x.min(y), x.max(y)))
+            .collect();
+        chosen.retain(|&(b, x, y, _)| !crossed.contains(&(b, x.min(y), x.max(y))));
+    }
     let automatic = chosen.len() + auto_cross.len();
     if settings.pairs.is_empty() && automatic > MAX_AUTO_PAIRS {
         notes.push(format!(

@@ -40,6 +40,18 @@ impl Column {
         }
     }
 
+    /// The column's key in CSV headers and the app's `data-col` attributes.
+    pub fn key(self) -> &'static str {
+        match self {
+            Column::Ter => "ter",
+            Column::MeanFed => "mean_fed",
+            Column::AucPec => "auc_pec",
+            Column::RrEligible => "rr_eligible",
+            Column::Rr => "rr",
+            Column::FinalSuccess => "final_success",
+        }
+    }
+
     /// The estimate shown in this column (`None` for the RR-Eligible count).
     pub fn estimate(self, c: &ConditionReport) -> Option<Estimate> {
         match self {
@@ -122,14 +134,6 @@ impl Layout {
         }
     }
 
-    /// The table's blocks in this layout, in report order.
-    pub fn blocks(self, report: &Report) -> Vec<Vec<&ConditionReport>> {
-        match self {
-            Layout::Paper => blocks(report),
-            Layout::Leaderboard => dataset_blocks(report),
-        }
-    }
-
     /// A block's title.
     pub fn title(self, c: &ConditionReport) -> String {
         match self {
@@ -155,30 +159,13 @@ impl Layout {
     }
 }
 
-/// Conditions grouped into one block per dataset, in report order.
-pub fn dataset_blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
-    let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
-    for c in &report.conditions {
-        match out.last_mut() {
-            Some(block) if block[0].dataset == c.dataset => block.push(c),
-            _ => out.push(vec![c]),
-        }
-    }
-    out
-}
-
-/// Conditions grouped into (dataset, model) blocks, in report order.
-pub fn blocks(report: &Report) -> Vec<Vec<&ConditionReport>> {
-    let mut out: Vec<Vec<&ConditionReport>> = Vec::new();
-    for c in &report.conditions {
-        match out.last_mut() {
-            Some(block) if block[0].dataset == c.dataset && block[0].model == c.model => {
-                block.push(c)
-            }
-            _ => out.push(vec![c]),
-        }
-    }
-    out
+/// The value `column` shows for `c` at `decimals` places, as a number (what bold compares).
+fn shown(c: &ConditionReport, column: Column, decimals: usize) -> Option<f64> {
+    column
+        .estimate(c)
+        .and_then(|e| e.value)
+        .map(|v| fmt_num(v, decimals).parse::<f64>().unwrap_or(f64::NAN))
+        .filter(|v| !v.is_nan())
 }
 
 /// Whether `c`'s value in `column` is the block maximum at `decimals` places (ties included).
@@ -188,19 +175,157 @@ pub fn is_block_max(
     column: Column,
     decimals: usize,
 ) -> bool {
-    let shown = |x: &ConditionReport| {
-        column
-            .estimate(x)
-            .and_then(|e| e.value)
-            .map(|v| fmt_num(v, decimals).parse::<f64>().unwrap_or(f64::NAN))
-    };
-    let Some(mine) = shown(c) else {
+    let Some(mine) = shown(c, column, decimals) else {
         return false;
     };
     block
         .iter()
-        .filter_map(|x| shown(x))
+        .filter_map(|x| shown(x, column, decimals))
         .all(|other| other <= mine)
+}
+
+/// The main table's sort: a column and whether descending; `None` keeps report order.
+pub type Sort = Option<(Column, bool)>;
+
+/// The value a row sorts by in `column` (an undefined score sorts below every number).
+pub fn sort_value(c: &ConditionReport, column: Column) -> f64 {
+    match column.estimate(c) {
+        Some(e) => e.value.unwrap_or(f64::NEG_INFINITY),
+        None => c.rr_eligible as f64,
+    }
+}
+
+/// One block of the main table as shown: its rows (indices into `report.conditions`) in display
+/// order, and each score column's maximum at the displayed precision over the whole block, so
+/// a page or a filtered view of a block marks the same cells as the whole block does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    pub title: String,
+    pub rows: Vec<usize>,
+    /// Per column of [`Column::ALL`]: the block maximum as shown (`None`: no value, or the
+    /// RR-Eligible count, which is never marked).
+    maxima: [Option<f64>; 6],
+    decimals: usize,
+}
+
+impl Block {
+    /// Whether `c` (a row of this block) shows the block maximum of `column`, ties included.
+    pub fn is_max(&self, c: &ConditionReport, column: Column) -> bool {
+        let i = Column::ALL.iter().position(|&x| x == column).unwrap_or(0);
+        match (self.maxima[i], shown(c, column, self.decimals)) {
+            (Some(max), Some(mine)) => mine >= max,
+            _ => false,
+        }
+    }
+
+    /// The precision the maxima were taken at.
+    pub fn decimals(&self) -> usize {
+        self.decimals
+    }
+
+    /// "N = 50 per row", or "N varies by row".
+    pub fn n_text(&self, report: &Report) -> String {
+        let mut ns = self.rows.iter().map(|&i| report.conditions[i].n);
+        let first = ns.next().unwrap_or(0);
+        if ns.all(|n| n == first) {
+            format!("N = {first} per row")
+        } else {
+            "N varies by row".to_string()
+        }
+    }
+}
+
+/// The main table's blocks in `layout`, rows sorted within each block by `sort` (stable, so
+/// ties keep report order), maxima at `decimals` places. The app's table, its CSV and LaTeX
+/// exports and the CLI's text all lay out these blocks.
+pub fn layout_blocks(report: &Report, layout: Layout, sort: Sort, decimals: usize) -> Vec<Block> {
+    let mut out: Vec<Block> = Vec::new();
+    for (i, c) in report.conditions.iter().enumerate() {
+        let same = out.last().is_some_and(|b| {
+            let first = &report.conditions[b.rows[0]];
+            first.dataset == c.dataset && (layout == Layout::Leaderboard || first.model == c.model)
+        });
+        if same {
+            if let Some(b) = out.last_mut() {
+                b.rows.push(i);
+            }
+        } else {
+            out.push(Block {
+                title: layout.title(c),
+                rows: vec![i],
+                maxima: [None; 6],
+                decimals,
+            });
+        }
+    }
+    for b in &mut out {
+        for (slot, column) in b.maxima.iter_mut().zip(Column::ALL) {
+            if column.estimate(&report.conditions[b.rows[0]]).is_none() {
+                continue;
+            }
+            *slot = b
+                .rows
+                .iter()
+                .filter_map(|&i| shown(&report.conditions[i], column, decimals))
+                .reduce(f64::max);
+        }
+        if let Some((column, desc)) = sort {
+            b.rows.sort_by(|&x, &y| {
+                let o = sort_value(&report.conditions[x], column)
+                    .total_cmp(&sort_value(&report.conditions[y], column));
+                if desc {
+                    o.reverse()
+                } else {
+                    o
+                }
+            });
+        }
+    }
+    out
+}
+
+/// A piece of a page: rows `rows` (positions in the block's row list) of block `block`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub block: usize,
+    pub rows: std::ops::Range<usize>,
+}
+
+/// Pages of about `page_rows` rows over blocks of `lens` rows: a block that fits on the current
+/// page is never split (so a page of the paper's layout holds whole blocks); a block longer than
+/// a page (a leaderboard of 20,000 models) is cut into pages of `page_rows` rows. Empty blocks
+/// are skipped. Each page lists its segments in order.
+pub fn pages(lens: &[usize], page_rows: usize) -> Vec<Vec<Segment>> {
+    let page_rows = page_rows.max(1);
+    let mut out: Vec<Vec<Segment>> = Vec::new();
+    let (mut page, mut rows): (Vec<Segment>, usize) = (Vec::new(), 0);
+    for (block, &len) in lens.iter().enumerate() {
+        if len == 0 {
+            continue;
+        }
+        if rows > 0 && rows + len > page_rows {
+            out.push(std::mem::take(&mut page));
+            rows = 0;
+        }
+        let mut start = 0;
+        while start < len {
+            let end = (start + page_rows - rows).min(len);
+            page.push(Segment {
+                block,
+                rows: start..end,
+            });
+            rows += end - start;
+            start = end;
+            if rows >= page_rows {
+                out.push(std::mem::take(&mut page));
+                rows = 0;
+            }
+        }
+    }
+    if !page.is_empty() {
+        out.push(page);
+    }
+    out
 }
 
 /// The note printed under every rendering of the table.
@@ -236,31 +361,24 @@ pub fn render_text(report: &Report, decimals: usize) -> String {
 /// [`render_text`] in a chosen layout.
 pub fn render_text_as(report: &Report, decimals: usize, layout: Layout) -> String {
     let mut out = String::new();
-    for block in layout.blocks(report) {
-        let first = block[0];
-        let ns: Vec<u64> = block.iter().map(|c| c.n).collect();
-        let n_text = if ns.iter().all(|&n| n == ns[0]) {
-            format!("N = {} per row", ns[0])
-        } else {
-            "N varies by row".to_string()
-        };
-        out.push_str(&format!("{}  ({n_text})\n", layout.title(first)));
-        let with_pass = block.iter().any(|c| !c.pass_hat.is_empty());
+    for block in layout_blocks(report, layout, None, decimals) {
+        out.push_str(&format!("{}  ({})\n", block.title, block.n_text(report)));
+        let with_pass = block
+            .rows
+            .iter()
+            .any(|&i| !report.conditions[i].pass_hat.is_empty());
         let mut rows: Vec<Vec<String>> = vec![std::iter::once(layout.label_title().to_string())
             .chain(Column::ALL.iter().map(|c| c.title().to_string()))
             .chain(with_pass.then(|| "pass^1..k".to_string()))
             .collect()];
-        for c in &block {
+        for &i in &block.rows {
+            let c = &report.conditions[i];
             let mut row = vec![layout.row_label(c)];
             for column in Column::ALL {
                 let cell = match column.estimate(c) {
                     None => c.rr_eligible.to_string(),
                     Some(e) => {
-                        let mark = if is_block_max(&block, c, column, decimals) {
-                            "*"
-                        } else {
-                            " "
-                        };
+                        let mark = if block.is_max(c, column) { "*" } else { " " };
                         format!("{}{mark}", fmt_estimate(&e, decimals, true))
                     }
                 };
@@ -296,33 +414,51 @@ pub fn render_text_as(report: &Report, decimals: usize, layout: Layout) -> Strin
     out
 }
 
-/// The main table as CSV: one row per condition, value and interval ends in separate columns.
+/// The main table as CSV in the paper's layout, report order, maxima at 2 places.
 pub fn render_csv(report: &Report) -> String {
-    let mut out = String::from(
-        "dataset,model,method,n,ter,ter_lo,ter_hi,mean_fed,mean_fed_lo,mean_fed_hi,auc_pec,\
-         auc_pec_lo,auc_pec_hi,rr_eligible,rr,rr_lo,rr_hi,final_success,final_success_lo,\
-         final_success_hi\n",
-    );
+    render_csv_as(report, Layout::Paper, None, 2)
+}
+
+/// The main table as CSV, laid out as the table shown: one line per row, blocks in order and
+/// rows in the chosen sort order; `block` is the block's title (dataset × model in the paper's
+/// layout, dataset in the leaderboard's); each score has its value and interval ends at full
+/// precision and a `_max` flag (1 = marked as the block maximum at `decimals` places, ties
+/// included, as the table marks it).
+pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usize) -> String {
+    let mut out = String::from("block,dataset,model,method,n");
+    for column in Column::ALL {
+        let key = column.key();
+        match column {
+            Column::RrEligible => out.push_str(&format!(",{key}")),
+            _ => out.push_str(&format!(",{key},{key}_lo,{key}_hi,{key}_max")),
+        }
+    }
+    out.push('\n');
     let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    for c in &report.conditions {
-        let mut fields = vec![
-            csv_field(&c.dataset),
-            csv_field(&c.model),
-            csv_field(&c.method),
-        ];
-        fields.push(c.n.to_string());
-        for column in Column::ALL {
-            match column.estimate(c) {
-                None => fields.push(c.rr_eligible.to_string()),
-                Some(e) => {
-                    fields.push(num(e.value));
-                    fields.push(num(e.ci.map(|ci| ci[0])));
-                    fields.push(num(e.ci.map(|ci| ci[1])));
+    for block in layout_blocks(report, layout, sort, decimals) {
+        for &i in &block.rows {
+            let c = &report.conditions[i];
+            let mut fields = vec![
+                csv_field(&block.title),
+                csv_field(&c.dataset),
+                csv_field(&c.model),
+                csv_field(&c.method),
+            ];
+            fields.push(c.n.to_string());
+            for column in Column::ALL {
+                match column.estimate(c) {
+                    None => fields.push(c.rr_eligible.to_string()),
+                    Some(e) => {
+                        fields.push(num(e.value));
+                        fields.push(num(e.ci.map(|ci| ci[0])));
+                        fields.push(num(e.ci.map(|ci| ci[1])));
+                        fields.push(u8::from(block.is_max(c, column)).to_string());
+                    }
                 }
             }
+            out.push_str(&fields.join(","));
+            out.push('\n');
         }
-        out.push_str(&fields.join(","));
-        out.push('\n');
     }
     out
 }
@@ -355,15 +491,16 @@ pub fn latex_escape(s: &str) -> String {
 
 /// The main table as a LaTeX `booktabs` table: bold block maxima, intervals in brackets.
 pub fn render_latex(report: &Report, decimals: usize, intervals: bool) -> String {
-    render_latex_as(report, decimals, intervals, Layout::Paper)
+    render_latex_as(report, decimals, intervals, Layout::Paper, None)
 }
 
-/// [`render_latex`] in a chosen layout.
+/// [`render_latex`] in a chosen layout and row order.
 pub fn render_latex_as(
     report: &Report,
     decimals: usize,
     intervals: bool,
     layout: Layout,
+    sort: Sort,
 ) -> String {
     let mut out = String::new();
     out.push_str("% Generated by prefix-exec. Requires \\usepackage{booktabs}.\n");
@@ -376,14 +513,15 @@ pub fn render_latex_as(
         out.push_str(column.title());
     }
     out.push_str(" \\\\\n");
-    for block in layout.blocks(report) {
+    for block in layout_blocks(report, layout, sort, decimals) {
         out.push_str("\\midrule\n");
         out.push_str(&format!(
             "\\multicolumn{{{}}}{{l}}{{\\textit{{{}}}}} \\\\\n",
             Column::ALL.len() + 1,
-            latex_escape(&layout.title(block[0]))
+            latex_escape(&block.title)
         ));
-        for c in &block {
+        for &i in &block.rows {
+            let c = &report.conditions[i];
             out.push_str(&latex_escape(&layout.row_label(c)));
             for column in Column::ALL {
                 out.push_str(" & ");
@@ -391,7 +529,7 @@ pub fn render_latex_as(
                     None => out.push_str(&c.rr_eligible.to_string()),
                     Some(e) => {
                         let value = e.value.map_or("--".to_string(), |v| fmt_num(v, decimals));
-                        if is_block_max(&block, c, column, decimals) {
+                        if block.is_max(c, column) {
                             out.push_str(&format!("\\textbf{{{value}}}"));
                         } else {
                             out.push_str(&value);
@@ -458,7 +596,7 @@ mod tests {
         assert!(row("m1 / p").contains("0.50*"), "{text}");
         assert!(row("m2 / q").ends_with("1.00*"), "{text}");
         assert!(!row("m3 / r").ends_with('*'), "{text}");
-        let tex = render_latex_as(&r, 2, false, Layout::Leaderboard);
+        let tex = render_latex_as(&r, 2, false, Layout::Leaderboard, None);
         assert!(tex.contains("\\multicolumn{7}{l}{\\textit{d}}"), "{tex}");
         assert!(tex.contains("m2 / q & \\textbf{0.50}"), "{tex}");
         // The paper layout: three blocks of one row, every cell its own maximum.
@@ -466,6 +604,138 @@ mod tests {
         assert_eq!(paper.matches("N = 2 per row").count(), 3);
         assert_eq!(paper, render_text(&r, 2));
         assert_eq!(Layout::from_name("paper"), Some(Layout::Paper));
+    }
+
+    #[test]
+    fn pages_keep_small_blocks_whole_and_cut_long_ones() {
+        let seg = |block, rows: std::ops::Range<usize>| Segment { block, rows };
+        // Paper-like: blocks of 4 rows, pages of 10 → two whole blocks a page.
+        assert_eq!(
+            pages(&[4, 4, 4], 10),
+            vec![vec![seg(0, 0..4), seg(1, 0..4)], vec![seg(2, 0..4)]]
+        );
+        // A leaderboard block of 25 rows: pages of 10, 10, 5; the next block joins the last page.
+        assert_eq!(
+            pages(&[25, 3], 10),
+            vec![
+                vec![seg(0, 0..10)],
+                vec![seg(0, 10..20)],
+                vec![seg(0, 20..25), seg(1, 0..3)]
+            ]
+        );
+        // A long block after a partial page starts a page of its own; empty blocks are skipped.
+        assert_eq!(
+            pages(&[3, 0, 12], 10),
+            vec![
+                vec![seg(0, 0..3)],
+                vec![seg(2, 0..10)],
+                vec![seg(2, 10..12)]
+            ]
+        );
+        assert_eq!(pages(&[10, 10], 10).len(), 2);
+        assert!(pages(&[], 10).is_empty());
+        // 20,000 rows in one block: 200 pages of 100, every row once, in order.
+        let p = pages(&[20_000], 100);
+        assert_eq!(p.len(), 200);
+        assert!(p
+            .iter()
+            .enumerate()
+            .all(|(i, page)| page == &vec![seg(0, i * 100..(i + 1) * 100)]));
+    }
+
+    #[test]
+    fn blocks_sort_whole_dataset_and_mark_maxima_over_it() {
+        let r = leaderboard();
+        let by_success = Some((Column::FinalSuccess, true));
+        let blocks = layout_blocks(&r, Layout::Leaderboard, by_success, 2);
+        assert_eq!(blocks.len(), 1);
+        let b = &blocks[0];
+        let models: Vec<&str> = b
+            .rows
+            .iter()
+            .map(|&i| r.conditions[i].model.as_str())
+            .collect();
+        // Success m1 0.5, m2 1.0, m3 0.0: descending.
+        assert_eq!(models, ["m2", "m1", "m3"]);
+        let marked = |column| {
+            b.rows
+                .iter()
+                .filter(|&&i| b.is_max(&r.conditions[i], column))
+                .map(|&i| r.conditions[i].model.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(marked(Column::FinalSuccess), ["m2"]);
+        // TER 0.50 everywhere: a three-way tie, all marked.
+        assert_eq!(marked(Column::Ter), ["m2", "m1", "m3"]);
+        assert_eq!(marked(Column::RrEligible), Vec::<&str>::new());
+        // Ascending, and the paper's layout: three blocks of one row, each its own maximum.
+        let asc = layout_blocks(
+            &r,
+            Layout::Leaderboard,
+            Some((Column::FinalSuccess, false)),
+            2,
+        );
+        assert_eq!(asc[0].rows, [2, 0, 1]);
+        let paper = layout_blocks(&r, Layout::Paper, by_success, 2);
+        assert_eq!(paper.len(), 3);
+        assert_eq!(paper[2].title, "d / m3");
+        assert!(paper[2].is_max(&r.conditions[2], Column::FinalSuccess));
+    }
+
+    #[test]
+    fn csv_follows_the_layout_and_sort() {
+        let r = leaderboard();
+        let board = render_csv_as(
+            &r,
+            Layout::Leaderboard,
+            Some((Column::FinalSuccess, true)),
+            2,
+        );
+        let lines: Vec<&str> = board.lines().collect();
+        assert_eq!(
+            lines[0],
+            "block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,\
+             mean_fed_hi,mean_fed_max,auc_pec,auc_pec_lo,auc_pec_hi,auc_pec_max,rr_eligible,rr,\
+             rr_lo,rr_hi,rr_max,final_success,final_success_lo,final_success_hi,final_success_max"
+        );
+        assert_eq!(lines.len(), 4);
+        // Leaderboard: block = dataset, rows by success descending, maxima over the dataset.
+        assert!(lines[1].starts_with("d,d,m2,q,2,0.5,,,1,"), "{board}");
+        assert!(lines[1].ends_with(",1,,,1"), "{board}");
+        assert!(lines[2].starts_with("d,d,m1,p,2,"), "{board}");
+        assert!(lines[2].ends_with(",0.5,,,0"), "{board}");
+        assert!(lines[3].ends_with(",0,,,0"), "{board}");
+        // Paper: block = dataset / model, report order, every row its block's maximum.
+        let paper = render_csv_as(&r, Layout::Paper, None, 2);
+        let plines: Vec<&str> = paper.lines().collect();
+        assert!(plines[1].starts_with("d / m1,d,m1,p,2,0.5,,,1,"), "{paper}");
+        assert!(plines[3].starts_with("d / m3,d,m3,r,2,"), "{paper}");
+        assert!(plines[3].ends_with(",0,,,1"), "{paper}");
+        assert_eq!(render_csv(&r), paper);
+        // Same numbers, only block, order and marks differ.
+        let strip = |l: &str| l.split_once(',').unwrap().1.to_string();
+        let mut a: Vec<String> = lines[1..]
+            .iter()
+            .map(|l| strip(l).split(',').take(4).collect::<Vec<_>>().join(","))
+            .collect();
+        let mut b: Vec<String> = plines[1..]
+            .iter()
+            .map(|l| strip(l).split(',').take(4).collect::<Vec<_>>().join(","))
+            .collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
+        // LaTeX follows the sort too.
+        let tex = render_latex_as(
+            &r,
+            2,
+            false,
+            Layout::Leaderboard,
+            Some((Column::FinalSuccess, true)),
+        );
+        let m2 = tex.find("m2 / q").unwrap();
+        let m1 = tex.find("m1 / p").unwrap();
+        assert!(m2 < m1, "{tex}");
     }
 
     #[test]

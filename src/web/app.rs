@@ -36,13 +36,15 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // A new tab, filter or report starts at the first page.
+    // A new tab, filter, table order or layout, or report starts at the first page.
     let report = session.results().report;
     Effect::new(move |_| {
         report.track();
         view.tab.track();
         view.dataset.track();
         view.model.track();
+        view.sort.track();
+        view.layout.track();
         view.page.set(0);
     });
 

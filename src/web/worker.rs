@@ -403,12 +403,26 @@ fn compute(
         let id = ingest.begin_file_with(&name, options.get(i).cloned().unwrap_or_default());
         let size = file.size();
         if is_zip(file, &reader) {
-            // Read by offset, one entry at a time, never whole.
+            // Read by offset, one entry at a time, never whole; progress as the entries are
+            // read (a multi-GB `.eval` is one file).
             let mut access = FileAccess {
                 file,
                 reader: &reader,
             };
-            ingest.read_archive(id, &mut access);
+            let mut on_read = |read: u64| {
+                if now() - last > PROGRESS_MS {
+                    last = now();
+                    post(&FromWorker::Progress {
+                        job,
+                        phase: "parse".to_string(),
+                        done: (done + read as f64) as u64,
+                        total: total as u64,
+                    });
+                }
+            };
+            let mut progressing =
+                crate::formats::inspect::Progressing::new(&mut access, &mut on_read);
+            ingest.read_archive(id, &mut progressing);
             done += size;
             if now() - last > PROGRESS_MS {
                 last = now();

@@ -55,10 +55,45 @@ impl RandomAccess for std::fs::File {
     }
 }
 
+/// A [`RandomAccess`] that reports how far reading has come: after each read, `on_read` gets
+/// the bytes read so far (clamped to the file's size). Entries are read one after the other,
+/// in blocks, so a multi-GB archive reports progress while its samples are read, not only once
+/// it is done (the browser's worker and the CLI show it as bytes read).
+pub struct Progressing<'a> {
+    pub inner: &'a mut dyn RandomAccess,
+    read: u64,
+    on_read: &'a mut dyn FnMut(u64),
+}
+
+impl<'a> Progressing<'a> {
+    pub fn new(inner: &'a mut dyn RandomAccess, on_read: &'a mut dyn FnMut(u64)) -> Self {
+        Progressing {
+            inner,
+            read: 0,
+            on_read,
+        }
+    }
+}
+
+impl RandomAccess for Progressing<'_> {
+    fn size(&self) -> u64 {
+        self.inner.size()
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read_at(offset, buf)?;
+        self.read = (self.read + n as u64).min(self.inner.size());
+        (self.on_read)(self.read);
+        Ok(n)
+    }
+}
+
+/// The file under an archive, shared by the zip reader and the local-header check.
+type Shared<'a> = std::rc::Rc<std::cell::RefCell<&'a mut dyn RandomAccess>>;
+
 /// `Read + Seek` over a [`RandomAccess`], reading ahead in blocks (a browser slice read costs a
 /// call into JavaScript, so small reads are batched).
 struct Seekable<'a> {
-    src: &'a mut dyn RandomAccess,
+    src: Shared<'a>,
     pos: u64,
     block: Vec<u8>,
     block_at: u64,
@@ -68,7 +103,8 @@ const BLOCK: usize = 256 * 1024;
 
 impl Read for Seekable<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let size = self.src.size();
+        let mut src = self.src.borrow_mut();
+        let size = src.size();
         if self.pos >= size || out.is_empty() {
             return Ok(0);
         }
@@ -76,12 +112,12 @@ impl Read for Seekable<'_> {
             self.pos >= self.block_at && self.pos < self.block_at + self.block.len() as u64;
         if !in_block {
             if out.len() >= BLOCK {
-                let n = self.src.read_at(self.pos, out)?;
+                let n = src.read_at(self.pos, out)?;
                 self.pos += n as u64;
                 return Ok(n);
             }
             self.block.resize(BLOCK, 0);
-            let n = self.src.read_at(self.pos, &mut self.block)?;
+            let n = src.read_at(self.pos, &mut self.block)?;
             self.block.truncate(n);
             self.block_at = self.pos;
             if n == 0 {
@@ -98,7 +134,7 @@ impl Read for Seekable<'_> {
 
 impl Seek for Seekable<'_> {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let size = self.src.size() as i128;
+        let size = self.src.borrow().size() as i128;
         let target = match to {
             SeekFrom::Start(n) => n as i128,
             SeekFrom::End(d) => size + d as i128,
@@ -130,16 +166,21 @@ pub(crate) struct Entry {
 /// An open archive.
 pub(crate) struct Archive<'a> {
     zip: zip::ZipArchive<Seekable<'a>>,
+    src: Shared<'a>,
     pub entries: Vec<Entry>,
     /// The most bytes one entry may decompress to.
     pub cap: u64,
+    /// The central directory names an entry more than once; `entries` holds the last entry of
+    /// each name (what Python's `zipfile`, and so Inspect, reads).
+    pub duplicate_names: bool,
 }
 
 impl<'a> Archive<'a> {
     /// Reads the central directory.
     pub(crate) fn open(src: &'a mut dyn RandomAccess) -> Result<Archive<'a>, String> {
+        let src: Shared<'a> = std::rc::Rc::new(std::cell::RefCell::new(src));
         let seekable = Seekable {
-            src,
+            src: src.clone(),
             pos: 0,
             block: Vec::new(),
             block_at: 0,
@@ -164,7 +205,9 @@ impl<'a> Archive<'a> {
             });
         }
         Ok(Archive {
+            duplicate_names: zip.has_duplicate_names(),
             zip,
+            src,
             entries,
             cap: MAX_ENTRY_BYTES,
         })
@@ -183,7 +226,31 @@ impl<'a> Archive<'a> {
         let method = Method::of(f.compression());
         let crc = f.crc32();
         let declared = f.size();
-        decompress(f, method, crc, Some(declared), self.cap)
+        let bytes = decompress(f, method, crc, Some(declared), self.cap)?;
+        // The viewer re-reads an entry from its local record alone (`entry_from_local`), so the
+        // local header must say what the table of contents says: an entry whose local method or
+        // CRC-32 disagrees is refused here too, or it would be scored and then fail to show.
+        let mut local = [0u8; 30];
+        let n = self
+            .src
+            .borrow_mut()
+            .read_at(entry.header_start, &mut local)
+            .unwrap_or(0);
+        let u16_at = |i: usize| u16::from_le_bytes([local[i], local[i + 1]]);
+        let local_crc = u32::from_le_bytes([local[14], local[15], local[16], local[17]]);
+        let descriptor = u16_at(6) & 8 != 0;
+        if n < 30
+            || !local.starts_with(b"PK\x03\x04")
+            || Method::from_u16(u16_at(8)) != method
+            || (!descriptor && local_crc != crc)
+        {
+            return Err(
+                "the entry's local header disagrees with the archive's table of \
+                        contents (compression method or CRC-32): the archive is damaged"
+                    .to_string(),
+            );
+        }
+        Ok(bytes)
     }
 }
 

@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-pub use archive::{RandomAccess, MAX_ENTRY_BYTES};
+pub use archive::{Progressing, RandomAccess, MAX_ENTRY_BYTES};
 use convert::{Converted, RunInfo, Skip};
 
 use super::draft::Draft;
@@ -582,13 +582,27 @@ pub(crate) fn read_archive(
             Err(e) => sink.note(Some(place.line), format!("{}: {e}", entry.name), true),
         }
     }
+    if zip.duplicate_names {
+        // A requeued sample is written again under the same entry name, and Inspect reads the
+        // last entry of a name (the spec's "last entry wins"); the zip reader keeps exactly
+        // that one per name, so the earlier attempts are never read.
+        sink.note(
+            None,
+            "some entries were written again later under the same name (requeued samples): \
+             only the last of each is read, as Inspect does"
+                .to_string(),
+            false,
+        );
+    }
     if chunked > 0 {
         sink.note(
             None,
             format!(
                 "{chunked} samples are stored in Inspect's newest chunked layout \
                  (samples/<id>_epoch_<n>/sample.json with separate message and event entries), \
-                 which this reader does not read yet: skipped"
+                 which this reader does not read: the format description it follows names \
+                 those entries but not their fields, so their steps cannot be read without \
+                 guessing; skipped"
             ),
             true,
         );

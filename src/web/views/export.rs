@@ -1,8 +1,9 @@
-//! Export: the report JSON (byte-identical to the CLI's), the main table as CSV and LaTeX.
+//! Export: the report JSON (byte-identical to the CLI's), the main table as CSV and LaTeX in
+//! the table's layout and sort order.
 
 use leptos::prelude::*;
 
-use crate::report::table::{render_csv, render_latex_as};
+use crate::report::table::{render_csv_as, render_latex_as};
 use crate::web::download::download_text;
 use crate::web::state::Session;
 use crate::web::view_state::ViewState;
@@ -19,7 +20,15 @@ pub fn ExportPanel() -> impl IntoView {
     };
     let export_csv = move |_| {
         if let Some(r) = results.report.get_untracked() {
-            download_text("prefix-exec-table.csv", "text/csv", &render_csv(&r));
+            // As the table shows it: layout, sort order and bold maxima (every page, every
+            // row the filters hide too).
+            let csv = render_csv_as(
+                &r,
+                view.table_layout(&r),
+                view.sort.get_untracked(),
+                view.decimals.get_untracked(),
+            );
+            download_text("prefix-exec-table.csv", "text/csv", &csv);
         }
     };
     let export_latex = move |_| {
@@ -30,6 +39,7 @@ pub fn ExportPanel() -> impl IntoView {
                 view.decimals.get_untracked(),
                 view.intervals.get_untracked(),
                 layout,
+                view.sort.get_untracked(),
             );
             download_text("prefix-exec-table.tex", "application/x-tex", &tex);
         }

@@ -1,31 +1,19 @@
-//! The main table (the paper's Table 2): a block per dataset × model, methods as rows, bold
-//! block maxima (ties at the displayed precision included), sortable, with intervals.
+//! The main table (the paper's Table 2) in the chosen layout ([`Layout`]): bold block maxima
+//! (ties at the displayed precision included, over the whole block), columns sortable over the
+//! whole block, a page of about [`PAGE_ROWS`] rows at a time (a long leaderboard block is cut
+//! into pages; its maxima and order stay the whole block's).
 
 use leptos::prelude::*;
 
-use super::{current_page, pager, visible, Filters, PageInfo, PAGE_ROWS};
-use crate::report::table::{fmt_estimate, footnote, is_block_max, Column, Layout};
-use crate::report::ConditionReport;
+use std::sync::Arc;
+
+use super::{current_page, pager, Filters, PageInfo, PAGE_ROWS};
+use crate::report::table::{
+    fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
+};
+use crate::report::Report;
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
-
-fn column_key(c: Column) -> &'static str {
-    match c {
-        Column::Ter => "ter",
-        Column::MeanFed => "mean_fed",
-        Column::AucPec => "auc_pec",
-        Column::RrEligible => "rr_eligible",
-        Column::Rr => "rr",
-        Column::FinalSuccess => "final_success",
-    }
-}
-
-fn sort_value(c: &ConditionReport, column: Column) -> f64 {
-    match column.estimate(c) {
-        Some(e) => e.value.unwrap_or(f64::NEG_INFINITY),
-        None => c.rr_eligible as f64,
-    }
-}
 
 #[component]
 pub fn MainTable() -> impl IntoView {
@@ -39,34 +27,21 @@ pub fn MainTable() -> impl IntoView {
         Status::Cancelled => "cancelled",
         Status::Empty => "empty",
     };
-    let blocks = move || {
-        let Some(report) = results.report.get() else {
-            return Vec::new();
-        };
-        let conditions = visible(&report, &view);
-        let by_model = view.table_layout(&report) == Layout::Paper;
-        let mut blocks: Vec<Vec<ConditionReport>> = Vec::new();
-        for c in conditions {
-            match blocks.last_mut() {
-                Some(b) if b[0].dataset == c.dataset && (!by_model || b[0].model == c.model) => {
-                    b.push(c.clone())
-                }
-                _ => blocks.push(vec![c.clone()]),
-            }
+    // The whole table in the chosen layout and order (sorting and maxima over whole blocks),
+    // then the rows the filters keep; pages are cut from those.
+    let blocks = move || -> Option<(Arc<Report>, Vec<Block>)> {
+        let report = results.report.get()?;
+        let layout = view.table_layout(&report);
+        let mut blocks = layout_blocks(&report, layout, view.sort.get(), view.decimals.get());
+        let (d, m) = (view.dataset.get(), view.model.get());
+        for b in &mut blocks {
+            b.rows.retain(|&i| {
+                let c = &report.conditions[i];
+                (d.is_empty() || c.dataset == d) && (m.is_empty() || c.model == m)
+            });
         }
-        if let Some((column, desc)) = view.sort.get() {
-            for b in &mut blocks {
-                b.sort_by(|x, y| {
-                    let o = sort_value(x, column).total_cmp(&sort_value(y, column));
-                    if desc {
-                        o.reverse()
-                    } else {
-                        o
-                    }
-                });
-            }
-        }
-        blocks
+        blocks.retain(|b| !b.rows.is_empty());
+        Some((report, blocks))
     };
     let header = move |column: Column| {
         let arrow = move || match view.sort.get() {
@@ -83,7 +58,7 @@ pub fn MainTable() -> impl IntoView {
             <th scope="col" class="num" aria-sort=aria>
                 <button
                     class="sort"
-                    data-testid=format!("sort-{}", column_key(column))
+                    data-testid=format!("sort-{}", column.key())
                     on:click=move |_| {
                         view.sort.update(|s| {
                             *s = match *s {
@@ -100,7 +75,16 @@ pub fn MainTable() -> impl IntoView {
             </th>
         }
     };
-    let blocks = Memo::new(move |_| blocks());
+    // One memo for the blocks and their pages: the body reads both, and a second memo derived
+    // from the first would make a diamond in which the body can miss a change of the blocks
+    // (sorting changes the rows but not the pages).
+    let blocks = Memo::new(move |_| {
+        blocks().map(|(report, blocks)| {
+            let lens: Vec<usize> = blocks.iter().map(|b| b.rows.len()).collect();
+            let pages = pages(&lens, PAGE_ROWS);
+            (report, blocks, pages)
+        })
+    });
     let layout = move || {
         results
             .report
@@ -124,8 +108,21 @@ pub fn MainTable() -> impl IntoView {
             </label>
         }
     };
+    // Pages in row numbers (the pager counts rows; a page holds whole blocks where they fit).
     let page_info = move || -> Option<PageInfo> {
-        blocks.with(|all| current_page(block_pages(all), all.len(), "blocks"))
+        blocks.with(|table| {
+            let pages = table.as_ref().map(|t| t.2.as_slice()).unwrap_or_default();
+            let mut start = 0;
+            let ranges: Vec<std::ops::Range<usize>> = pages
+                .iter()
+                .map(|p| {
+                    let n: usize = p.iter().map(|s| s.rows.len()).sum();
+                    start += n;
+                    start - n..start
+                })
+                .collect();
+            current_page(ranges, start, "rows")
+        })
     };
     view! {
         <div class="table-tab">
@@ -147,85 +144,19 @@ pub fn MainTable() -> impl IntoView {
                         </tr>
                     </thead>
                     {move || {
-                        let decimals = view.decimals.get();
                         let intervals = view.intervals.get();
                         let layout = layout();
-                        let range = page_info().map(|p| p.range);
-                        let shown = blocks.with(|all| all[range.unwrap_or(0..all.len())].to_vec());
-                        shown
-                            .into_iter()
-                            .map(|block| {
-                                let title = layout.title(&block[0]);
-                                let refs: Vec<&ConditionReport> = block.iter().collect();
-                                let rows = block
-                                    .iter()
-                                    .map(|c| {
-                                        let cells = Column::ALL
-                                            .into_iter()
-                                            .map(|column| {
-                                                let (text, raw) = match column.estimate(c) {
-                                                    Some(e) => (
-                                                        fmt_estimate(&e, decimals, intervals),
-                                                        e.value.map(|v| v.to_string()).unwrap_or_default(),
-                                                    ),
-                                                    None => (c.rr_eligible.to_string(), c.rr_eligible.to_string()),
-                                                };
-                                                let bold = column.estimate(c).is_some()
-                                                    && is_block_max(&refs, c, column, decimals);
-                                                view! {
-                                                    <td
-                                                        class="num"
-                                                        class:max=bold
-                                                        data-col=column_key(column)
-                                                        data-value=raw
-                                                    >
-                                                        {if bold {
-                                                            view! { <strong>{text}</strong> }.into_any()
-                                                        } else {
-                                                            text.into_any()
-                                                        }}
-                                                    </td>
-                                                }
-                                            })
-                                            .collect_view();
-                                        let pass = (!c.pass_hat.is_empty()).then(|| {
-                                            view! {
-                                                <td class="num" data-col="pass_hat" title="pass^1..k over repeated trials">
-                                                    {crate::report::table::fmt_pass_hat(&c.pass_hat, decimals)}
-                                                </td>
-                                            }
-                                        });
-                                        view! {
-                                            <tr
-                                                data-dataset=c.dataset.clone()
-                                                data-model=c.model.clone()
-                                                data-method=c.method.clone()
-                                            >
-                                                <th scope="row">{layout.row_label(c)}</th>
-                                                {cells}
-                                                {pass}
-                                            </tr>
-                                        }
-                                    })
-                                    .collect_view();
-                                let n_text = if block.iter().all(|c| c.n == block[0].n) {
-                                    format!("N = {} per row", block[0].n)
-                                } else {
-                                    "N varies by row".to_string()
-                                };
-                                view! {
-                                    <tbody>
-                                        <tr class="block-head">
-                                            <th colspan="7" scope="rowgroup">
-                                                {title}
-                                                <span class="muted">{format!("  ({n_text})")}</span>
-                                            </th>
-                                        </tr>
-                                        {rows}
-                                    </tbody>
-                                }
-                            })
-                            .collect_view()
+                        let page = page_info().map_or(0, |p| p.page);
+                        blocks.with(|all| {
+                            let Some((report, blocks, pages)) = all else {
+                                return Vec::new();
+                            };
+                            let segments = pages.get(page).cloned().unwrap_or_default();
+                            segments
+                                .iter()
+                                .map(|seg| block_view(report, &blocks[seg.block], seg.rows.clone(), layout, intervals))
+                                .collect::<Vec<_>>()
+                        })
                     }}
                 </table>
             </div>
@@ -240,20 +171,70 @@ pub fn MainTable() -> impl IntoView {
     }
 }
 
-/// Pages of whole blocks (a block is never split, so its bold maxima stay right), each holding
-/// about [`PAGE_ROWS`] rows.
-fn block_pages(blocks: &[Vec<ConditionReport>]) -> Vec<std::ops::Range<usize>> {
-    let mut pages = Vec::new();
-    let (mut start, mut rows) = (0, 0);
-    for (i, b) in blocks.iter().enumerate() {
-        if rows > 0 && rows + b.len() > PAGE_ROWS {
-            pages.push(start..i);
-            (start, rows) = (i, 0);
-        }
-        rows += b.len();
+/// Rows `rows` of one block (a whole block, or a page's part of a long one), under its head.
+fn block_view(
+    report: &Report,
+    block: &Block,
+    rows: std::ops::Range<usize>,
+    layout: Layout,
+    intervals: bool,
+) -> AnyView {
+    let decimals = block.decimals();
+    let total = block.rows.len();
+    let part = if rows.len() < total {
+        format!(", rows {}–{} of {total}", rows.start + 1, rows.end)
+    } else {
+        String::new()
+    };
+    let head = format!("  ({}{part})", block.n_text(report));
+    let rows = block.rows[rows]
+        .iter()
+        .map(|&i| {
+            let c = &report.conditions[i];
+            let cells = Column::ALL
+                .into_iter()
+                .map(|column| {
+                    let (text, raw) = match column.estimate(c) {
+                        Some(e) => (
+                            fmt_estimate(&e, decimals, intervals),
+                            e.value.map(|v| v.to_string()).unwrap_or_default(),
+                        ),
+                        None => (c.rr_eligible.to_string(), c.rr_eligible.to_string()),
+                    };
+                    let bold = block.is_max(c, column);
+                    view! {
+                        <td class="num" class:max=bold data-col=column.key() data-value=raw>
+                            {if bold { view! { <strong>{text}</strong> }.into_any() } else { text.into_any() }}
+                        </td>
+                    }
+                })
+                .collect_view();
+            let pass = (!c.pass_hat.is_empty()).then(|| {
+                view! {
+                    <td class="num" data-col="pass_hat" title="pass^1..k over repeated trials">
+                        {fmt_pass_hat(&c.pass_hat, decimals)}
+                    </td>
+                }
+            });
+            view! {
+                <tr data-dataset=c.dataset.clone() data-model=c.model.clone() data-method=c.method.clone()>
+                    <th scope="row">{layout.row_label(c)}</th>
+                    {cells}
+                    {pass}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <tbody>
+            <tr class="block-head">
+                <th colspan="7" scope="rowgroup">
+                    {block.title.clone()}
+                    <span class="muted">{head}</span>
+                </th>
+            </tr>
+            {rows}
+        </tbody>
     }
-    if start < blocks.len() {
-        pages.push(start..blocks.len());
-    }
-    pages
+    .into_any()
 }
