@@ -525,7 +525,7 @@ mod tests {
         assert!(e.contains("error pattern"), "{e}");
         // regex-lite has no Unicode tables: a Unicode class is refused, never matched wrongly.
         let e = LabelSettings::parse_user_rules(
-            r#"[{"id":"a","label":"state","error":"\p{Greek}","rationale":"r"}]"#,
+            r#"[{"id":"a","label":"state","error":"\\p{Greek}","rationale":"r"}]"#,
         )
         .unwrap_err();
         assert!(e.contains("Unicode character classes are not supported"), "{e}");
