@@ -19,5 +19,7 @@ step "cargo test"
 cargo test --locked
 step "trunk build --release"
 trunk build --release --locked
+step "app size (bench/size.sh)"
+bash bench/size.sh --ceiling
 step "end-to-end tests (headless Chromium)"
 node --test --test-concurrency=1 e2e/

@@ -25,7 +25,7 @@
 //!
 //! Below the formats, shared by them: `draft` (the common rollout shape), `scan` (spans of
 //! a JSON document without parsing it), `pyrepr` (Python reprs in BFCL logs),
-//! [`schema_check`] (tool-schema prefix checks), `object` (ids, one located JSON object).
+//! [`schema_check`] (tool-schema prefix checks, with [`json_schema`], a JSON-Schema subset), `object` (ids, one located JSON object).
 //! `sink` is what a reader writes to; [`summary`] what the importers found beside the corpus.
 //!
 //! Nothing is dropped silently: excluded rollouts (by termination reason), skipped inference
@@ -54,6 +54,7 @@ pub mod canonical;
 pub(crate) mod chat;
 pub(crate) mod draft;
 pub mod inspect;
+pub mod json_schema;
 pub(crate) mod object;
 pub(crate) mod pyrepr;
 pub(crate) mod scan;

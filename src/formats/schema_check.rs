@@ -6,18 +6,22 @@
 //! definitions, each step is checked against them *before* the environment's verdict is taken.
 //! A failing check rejects the step with the label `schema`, which wins the label tie-break.
 //!
-//! Validation uses the `jsonschema` crate (without its network and file resolvers, so it builds
-//! for wasm32). Its error order is not guaranteed, so the reported message is the smallest of all
-//! messages: the same input gives the same text natively and in the browser.
+//! Validation uses [`super::json_schema`], the project's validator for the JSON-Schema subset tool
+//! definitions use (it refuses, rather than ignores, keywords outside that subset; its messages
+//! are those of the `jsonschema` crate it replaced, which `tests/schema_subset.rs` checks). The
+//! reported message is the smallest of all messages, so it does not depend on the order in which
+//! keywords are checked.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::Value;
 
+use super::json_schema::Schema;
+
 /// The tools exposed to the agent, with their compiled parameter schemas.
 pub struct ToolSet {
-    tools: BTreeMap<String, Option<jsonschema::Validator>>,
+    tools: BTreeMap<String, Option<Schema>>,
     /// Tools whose parameter schema could not be compiled (their arguments are not checked).
     pub unusable: Vec<(String, String)>,
 }
@@ -87,10 +91,10 @@ impl ToolSet {
     }
 
     fn add(&mut self, name: &str, params: Option<&Value>) {
-        let validator = params.and_then(|schema| match jsonschema::validator_for(schema) {
+        let validator = params.and_then(|schema| match Schema::compile(schema) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.unusable.push((name.to_string(), e.to_string()));
+                self.unusable.push((name.to_string(), e));
                 None
             }
         });
@@ -119,13 +123,13 @@ impl ToolSet {
             return Ok(());
         };
         let smallest = validator
-            .iter_errors(args)
+            .errors(args)
+            .into_iter()
             .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
+                if e.path.is_empty() {
+                    e.message
                 } else {
-                    format!("{path}: {e}")
+                    format!("{}: {}", e.path, e.message)
                 }
             })
             .min();

@@ -6,7 +6,8 @@
 //! the user's own (a JSON array of [`RuleSpec`], `--label-rules FILE` in the CLI). A rule matches
 //! on the failing step's error text, tool, arguments (compact JSON), dataset, whether the rollout
 //! made no tool call at all, and the step's [`Reference`] context; every pattern is a
-//! case-insensitive regular expression. Among the matching rules of one set, `environment` wins
+//! case-insensitive regular expression in `regex-lite` syntax (ASCII classes and case folding:
+//! the worker links no Unicode tables, a budget of issue #15). Among the matching rules of one set, `environment` wins
 //! (the environment failed, so the agent's action was never judged), then the paper's tie-break
 //! order schema → dependency → precondition → state → information, then table order. No match
 //! means `unlabeled`: nothing is guessed.
@@ -30,7 +31,7 @@ mod context;
 
 use std::fmt;
 
-use regex::{Regex, RegexBuilder};
+use regex_lite::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 pub use context::{StepContext, MAX_SEEN_VALUES};
@@ -522,6 +523,12 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("error pattern"), "{e}");
+        // regex-lite has no Unicode tables: a Unicode class is refused, never matched wrongly.
+        let e = LabelSettings::parse_user_rules(
+            r#"[{"id":"a","label":"state","error":"\\p{Greek}","rationale":"r"}]"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("Unicode character classes are not supported"), "{e}");
         let e = LabelSettings::parse_user_rules(
             r#"{"rules":[{"id":"a","label":"state","rationale":"r"},{"id":"a","label":"state","rationale":"r"}]}"#,
         )

@@ -90,6 +90,9 @@ pub enum ToWorker {
     PairTasks { job: u32, query: PairTasksQuery },
     /// The steps of several rollouts at once (side by side).
     StepsOf { job: u32, indices: Vec<usize> },
+    /// Compile the user's label rules (JSON text) and say whether they are usable. The page
+    /// does not link the regular-expression engine (a size budget), so the worker checks them.
+    CheckRules { text: String },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -138,6 +141,11 @@ pub enum FromWorker {
     Failed {
         job: u32,
         message: String,
+    },
+    /// The verdict on `CheckRules` for this text: the parsed rules, or why they do not compile.
+    RulesChecked {
+        text: String,
+        result: Result<Vec<crate::label::RuleSpec>, String>,
     },
     /// The site zip is in the message's `zip` field.
     Site {

@@ -99,7 +99,12 @@ pub struct Results {
     pub pair_steps: RwSignal<Vec<(usize, StepsResult)>>,
     /// The state of "Download this report" (a site zip built in the worker).
     pub site_build: RwSignal<Option<String>>,
+    /// The worker's last verdict on user label rules: (the JSON text, its rules or the error).
+    pub rules_checked: RwSignal<Option<RulesVerdict>>,
 }
+
+/// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
+pub type RulesVerdict = (String, Result<Vec<crate::label::RuleSpec>, String>);
 
 /// The current job and its worker.
 struct Bridge {
@@ -127,6 +132,7 @@ impl Session {
             pair_tasks: RwSignal::new(None),
             pair_steps: RwSignal::new(Vec::new()),
             site_build: RwSignal::new(None),
+            rules_checked: RwSignal::new(None),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -425,6 +431,17 @@ impl Session {
         self.ask(|job| ToWorker::StepsOf { job, indices });
     }
 
+    /// Asks the worker to compile user label rules (the answer lands in
+    /// `results.rules_checked`); sent even while a job runs, so it is answered after it.
+    pub fn check_rules(&self, text: String) {
+        self.warm_up();
+        self.bridge.with_value(|b| {
+            if let Some(w) = &b.worker {
+                send(w, &ToWorker::CheckRules { text }, None);
+            }
+        });
+    }
+
     fn ask(&self, make: impl FnOnce(u32) -> ToWorker) {
         self.bridge.with_value(|b| {
             if let (Some(w), false) = (&b.worker, b.busy) {
@@ -525,6 +542,9 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             results.pair_tasks.set(Some(result))
         }
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
+        FromWorker::RulesChecked { text, result } => {
+            results.rules_checked.set(Some((text, result)))
+        }
         // Job 0 is the worker itself (it could not start or could not read a message).
         FromWorker::Failed { job, message } if job == current || job == 0 => {
             bridge.update_value(|b| b.busy = false);

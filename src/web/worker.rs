@@ -327,6 +327,10 @@ fn on_message(event: MessageEvent) {
                 Err(message) => post(&FromWorker::Failed { job, message }),
             }
         }
+        ToWorker::CheckRules { text } => {
+            let result = crate::label::LabelSettings::parse_user_rules(&text);
+            post(&FromWorker::RulesChecked { text, result });
+        }
         ToWorker::Rollouts { job, query } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
                 let page = list_rollouts(&state.corpus, &query);

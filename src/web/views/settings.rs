@@ -119,21 +119,35 @@ fn LabelRules() -> impl IntoView {
     let session = expect_context::<Session>();
     let text = RwSignal::new(rules_text(&session.labels.get_untracked().rules));
     let problem = RwSignal::new(None::<String>);
+    // The text whose verdict is awaited: the worker compiles the rules (the page links no
+    // regular-expression engine), and only the answer for this text is applied.
+    let pending = RwSignal::new(None::<String>);
+    let take = move |parsed: Result<Vec<crate::label::RuleSpec>, String>| match parsed {
+        Ok(rules) => {
+            problem.set(None);
+            let mut next = session.labels.get_untracked();
+            next.rules = rules;
+            session.set_labels(next);
+        }
+        Err(e) => problem.set(Some(e)),
+    };
+    Effect::new(move |_| {
+        let Some((checked, result)) = session.results().rules_checked.get() else {
+            return;
+        };
+        if pending.get_untracked().as_deref() == Some(checked.as_str()) {
+            pending.set(None);
+            take(result);
+        }
+    });
     let apply = move |_| {
         let t = text.get_untracked();
-        let parsed = if t.trim().is_empty() {
-            Ok(Vec::new())
+        if t.trim().is_empty() {
+            pending.set(None);
+            take(Ok(Vec::new()));
         } else {
-            crate::label::LabelSettings::parse_user_rules(&t)
-        };
-        match parsed {
-            Ok(rules) => {
-                problem.set(None);
-                let mut next = session.labels.get_untracked();
-                next.rules = rules;
-                session.set_labels(next);
-            }
-            Err(e) => problem.set(Some(e)),
+            pending.set(Some(t.clone()));
+            session.check_rules(t);
         }
     };
     view! {
