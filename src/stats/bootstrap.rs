@@ -122,57 +122,91 @@ pub fn bootstrap_chunk(
 
 /// A block's task rows in the form a resample sums them: the integer columns in the narrowest
 /// accumulator no resample sum can overflow, and the AUC-PEC column apart. Built once per block
-/// and shared by all its chunks (and threads).
-pub struct ResampleTable<'a> {
-    block: &'a DatasetBlock,
+/// and shared by all its chunks (and threads); it owns what it needs, so a Web Worker of the
+/// browser's pool can build one from the cells it was sent ([`ResampleTable::from_cells`]).
+pub struct ResampleTable {
+    dataset: String,
+    n_tasks: usize,
+    n_conds: usize,
+    width: usize,
     ints: Ints,
     aucs: Vec<f64>,
 }
 
 enum Ints {
+    U16(Vec<u16>),
     U32(Vec<u32>),
     F64(Vec<f64>),
 }
 
-impl<'a> ResampleTable<'a> {
-    pub fn new(block: &'a DatasetBlock) -> Self {
-        // Every column but AUC-PEC's holds integers. Summed as u32 they take half the memory
-        // traffic and SIMD lanes of f64 — the inner loop's whole cost — and convert to exactly
-        // the same f64 values, so the result does not depend on the path. u32 is used whenever
-        // no resample sum can overflow it.
-        let max_cell = (0..block.cells.len())
-            .filter(|i| i % block.width != COL_AUC)
-            .map(|i| block.cells[i])
+impl ResampleTable {
+    pub fn new(block: &DatasetBlock) -> Self {
+        Self::from_cells(
+            &block.dataset,
+            block.tasks.len(),
+            block.conditions.len(),
+            block.width,
+            &block.cells,
+        )
+    }
+
+    /// The table of a block given by its parts: `cells` as [`DatasetBlock::cells`] (`tasks` rows
+    /// of `conditions × width`). `None`-free: the caller checks `cells.len()`.
+    pub fn from_cells(
+        dataset: &str,
+        tasks: usize,
+        conditions: usize,
+        width: usize,
+        cells: &[f64],
+    ) -> Self {
+        debug_assert_eq!(cells.len(), tasks * conditions * width);
+        // Every column but AUC-PEC's holds integers. Summed as u16 (or u32) they take a quarter
+        // (or half) of the memory traffic and SIMD lanes of f64 — the inner loop's whole cost —
+        // and convert to exactly the same f64 values, so the result does not depend on the
+        // path. The narrowest type no resample sum can overflow is used: a resample draws
+        // `tasks` rows, so no sum exceeds the largest cell × tasks.
+        let max_cell = (0..cells.len())
+            .filter(|i| i % width != COL_AUC)
+            .map(|i| cells[i])
             .fold(0.0f64, f64::max);
-        let aucs = block
-            .cells
-            .chunks_exact(block.width)
+        let aucs = cells
+            .chunks_exact(width)
             .map(|cell| cell[COL_AUC])
             .collect();
-        let ints = if max_cell * block.tasks.len() as f64 <= f64::from(u32::MAX) {
-            Ints::U32(int_columns(block))
+        let max_sum = max_cell * tasks as f64;
+        let ints = if max_sum <= f64::from(u16::MAX) {
+            Ints::U16(int_columns(cells, width))
+        } else if max_sum <= f64::from(u32::MAX) {
+            Ints::U32(int_columns(cells, width))
         } else {
-            Ints::F64(int_columns(block))
+            Ints::F64(int_columns(cells, width))
         };
-        ResampleTable { block, ints, aucs }
+        ResampleTable {
+            dataset: dataset.to_string(),
+            n_tasks: tasks,
+            n_conds: conditions,
+            width,
+            ints,
+            aucs,
+        }
     }
 
     /// The values of chunk `chunk` of a bootstrap with `resamples` resamples under `seed`.
     pub fn chunk(&self, resamples: usize, seed: u64, chunk: usize) -> Vec<f64> {
-        let mut rng = Resampler::for_chunk(seed, &self.block.dataset, chunk as u64);
+        let mut rng = Resampler::for_chunk(seed, &self.dataset, chunk as u64);
         let len = chunk_range(resamples, chunk).len();
         match &self.ints {
-            Ints::U32(ints) => run(self.block, ints, &self.aucs, &mut rng, len),
-            Ints::F64(ints) => run(self.block, ints, &self.aucs, &mut rng, len),
+            Ints::U16(ints) => run(self, ints, &mut rng, len),
+            Ints::U32(ints) => run(self, ints, &mut rng, len),
+            Ints::F64(ints) => run(self, ints, &mut rng, len),
         }
     }
 }
 
 /// The integer columns (all but AUC) of every cell, task row by task row.
-fn int_columns<T: Count>(block: &DatasetBlock) -> Vec<T> {
-    block
-        .cells
-        .chunks_exact(block.width)
+fn int_columns<T: Count>(cells: &[f64], width: usize) -> Vec<T> {
+    cells
+        .chunks_exact(width)
         .flat_map(|cell| {
             cell.iter()
                 .enumerate()
@@ -259,6 +293,15 @@ trait Count: Copy + Default + std::ops::AddAssign {
     fn to_f64(self) -> f64;
 }
 
+impl Count for u16 {
+    fn from_cell(v: f64) -> Self {
+        v as u16
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
 impl Count for u32 {
     fn from_cell(v: f64) -> Self {
         v as u32
@@ -279,22 +322,22 @@ impl Count for f64 {
 
 /// `resamples` resamples of `block` drawn from `rng`: the values of one chunk.
 fn run<T: Count>(
-    block: &DatasetBlock,
+    table: &ResampleTable,
     ints: &[T],
-    aucs: &[f64],
     rng: &mut Resampler,
     resamples: usize,
 ) -> Vec<f64> {
-    let n_conds = block.conditions.len();
-    let k_max = block.width - COL_SURVIVORS;
+    let aucs = &table.aucs;
+    let n_conds = table.n_conds;
+    let k_max = table.width - COL_SURVIVORS;
     let stats = STAT_PEC + k_max;
-    let int_width = block.width - 1;
+    let int_width = table.width - 1;
     let int_row = n_conds * int_width;
     let mut values = vec![f64::NAN; n_conds * stats * resamples];
     let mut acc = vec![T::default(); int_row];
     let mut acc_auc = vec![0.0f64; n_conds];
     let shape = Shape {
-        n_tasks: block.tasks.len() as u32,
+        n_tasks: table.n_tasks as u32,
         n_conds,
         int_width,
         int_row,
@@ -323,8 +366,9 @@ mod tests {
     use crate::ingest::read_files;
     use crate::score::{aggregate, MaxDepth};
 
-    /// The u32 fast path and the f64 fallback (taken when a sum could overflow u32) must give
-    /// the same bits: the choice is an optimisation, never a change of result.
+    /// The u16 and u32 fast paths and the f64 fallback (each taken when a sum could overflow the
+    /// narrower type) must give the same bits: the choice is an optimisation, never a change of
+    /// result.
     #[test]
     fn integer_and_float_accumulation_agree() {
         let mut text = String::new();
@@ -344,21 +388,22 @@ mod tests {
         let corpus = read_files([("r.jsonl", text.as_bytes())]);
         let agg = aggregate(&corpus, MaxDepth::Fixed(5));
         let block = &agg.blocks[0];
-        let aucs: Vec<f64> = block
-            .cells
-            .chunks_exact(block.width)
-            .map(|c| c[COL_AUC])
-            .collect();
+        let table = ResampleTable::new(block);
+        let (cells, width) = (&block.cells, block.width);
         for chunk in 0..3u64 {
             let mut rng = Resampler::for_chunk(7, "d", chunk);
-            let fast = run::<u32>(block, &int_columns(block), &aucs, &mut rng, 300);
+            let fast = run::<u32>(&table, &int_columns(cells, width), &mut rng, 300);
             let mut rng = Resampler::for_chunk(7, "d", chunk);
-            let wide = run::<f64>(block, &int_columns(block), &aucs, &mut rng, 300);
+            let narrow = run::<u16>(&table, &int_columns(cells, width), &mut rng, 300);
+            let mut rng = Resampler::for_chunk(7, "d", chunk);
+            let wide = run::<f64>(&table, &int_columns(cells, width), &mut rng, 300);
             assert_eq!(fast.len(), wide.len());
-            for (a, b) in fast.iter().zip(&wide) {
+            for ((a, b), c) in fast.iter().zip(&wide).zip(&narrow) {
                 assert_eq!(a.to_bits(), b.to_bits());
+                assert_eq!(a.to_bits(), c.to_bits());
             }
         }
+        assert!(matches!(table.ints, Ints::U16(_)));
         let whole = bootstrap_block(block, 300, 7, &mut |_| {});
         assert_eq!(whole.chunks.len(), 2);
         assert_eq!(whole.chunks[1], bootstrap_chunk(block, 300, 7, 1));
