@@ -19,7 +19,7 @@ use crate::stats::bootstrap::{
     STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
 use crate::stats::normal::two_sided_z;
-use crate::stats::percentile::central_interval;
+use crate::stats::percentile::{central_interval, central_interval_of_counts};
 use crate::stats::wilson::wilson;
 
 /// Bootstrap progress: resamples done over all datasets, out of `total`.
@@ -270,12 +270,26 @@ fn assemble(
         let (b, local) = location[rank];
         samples[b].as_ref().map(|s| s.series(local, stat).collect())
     };
-    // Every interval of every condition, in parallel where the platform allows.
+    // Every interval of every condition, in parallel where the platform allows. A condition
+    // with the same number of rollouts on every task of its dataset (one rollout per task, the
+    // usual case) has the same denominator in every resample, so its TER, final success and
+    // PEC(k) — counts of rollouts over it — take few values: a histogram of counts gives their
+    // exact interval without a selection.
     let stats = STAT_PEC + agg.k_max;
     let ranks: Vec<usize> = (0..agg.conditions.len()).collect();
     let intervals: Vec<Vec<Option<[f64; 2]>>> = parallel::map(&ranks, |&rank| {
+        let (b, local) = location[rank];
+        let Some(s) = samples[b].as_ref() else {
+            return vec![None; stats];
+        };
+        let denominator = constant_denominator(&agg.blocks[b], local);
         (0..stats)
-            .map(|stat| series(rank, stat).and_then(|mut v| central_interval(&mut v, level)))
+            .map(|stat| match denominator {
+                Some(d) if stat != STAT_MEAN_FED && stat != STAT_AUC => {
+                    central_interval_of_counts(s.series(local, stat), d, level)
+                }
+                _ => central_interval(&mut s.series(local, stat).collect(), level),
+            })
             .collect()
     });
     let interval = |rank: usize, stat: usize| intervals[rank][stat];
@@ -391,6 +405,19 @@ fn assemble(
             })
             .collect(),
     }
+}
+
+/// The rollouts of local condition `local` in every resample of `block` when that number is the
+/// same in all of them — the condition ran `m > 0` rollouts on each of the block's tasks, so a
+/// resample of `tasks` draws has `m · tasks` — else `None`.
+fn constant_denominator(block: &DatasetBlock, local: usize) -> Option<u64> {
+    if block.tasks.is_empty() {
+        return None;
+    }
+    let per_task = |t: usize| block.row(t)[local * block.width + COL_N];
+    let m = per_task(0);
+    (m > 0.0 && (1..block.tasks.len()).all(|t| per_task(t) == m))
+        .then(|| m as u64 * block.tasks.len() as u64)
 }
 
 fn condition_report(

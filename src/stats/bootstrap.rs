@@ -75,7 +75,7 @@ impl BlockSamples {
     }
 
     /// The series of statistic `stat` for local condition `c`, resample by resample.
-    pub fn series(&self, c: usize, stat: usize) -> impl Iterator<Item = f64> + '_ {
+    pub fn series(&self, c: usize, stat: usize) -> impl Iterator<Item = f64> + Clone + '_ {
         let resamples = self.resamples;
         self.chunks.iter().enumerate().flat_map(move |(i, values)| {
             let len = chunk_range(resamples, i).len();
