@@ -83,12 +83,14 @@ pub fn central_interval_of_counts(
     let mut value = vec![f64::NAN; denominator as usize + 1];
     let mut n = 0usize;
     for v in values.clone() {
-        let c = (v * d).round();
-        // `!(c >= 0.0)` also catches NaN.
-        if !(c >= 0.0 && c <= d) {
+        // `v · d` is within rounding of the count, so adding ½ and truncating finds it (a
+        // truncating cast, not `f64::round`, which is a library call on baseline x86-64).
+        // `!(x >= …)` also catches NaN.
+        let x = v * d + 0.5;
+        if !(x >= 0.0 && x < d + 1.0) {
             return fallback(&|| values.clone().collect());
         }
-        let c = c as usize;
+        let c = x as usize;
         if count[c] == 0 {
             value[c] = v;
         } else if value[c].to_bits() != v.to_bits() {
