@@ -2,6 +2,10 @@
 // resamples in headless Chromium, against the native CLI on the same file.
 //
 //   node bench/browser.mjs [--runs 3] [--file static/examples/synthetic-grid.jsonl] [--bootstrap 10000]
+//                          [--workers 1,2]
+//
+// Each pool size in --workers (default: 1 and the machine's cores, at most 8) is run --runs
+// times; the report is the same bytes for any pool size, only the time changes.
 //
 // Per run (a fresh browser profile each time, so the worker's code is fetched and compiled
 // anew): the time from picking the file to the main table's data-state="ready" (measured in the
@@ -23,6 +27,8 @@ function option(name, fallback) {
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 const runs = Number(option('runs', 3));
+const cores = (await import('node:os')).cpus().length;
+const pools = [...new Set(option('workers', `1,${Math.min(cores, 8)}`).split(',').map(Number))];
 const file = path.resolve(option('file', EXAMPLE));
 const bootstrap = Number(option('bootstrap', 10_000));
 const median = (xs) => {
@@ -56,7 +62,7 @@ function initScript() {
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
 }
 
-async function browserRun(server) {
+async function browserRun(server, workers) {
   const browser = await launch();
   try {
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -64,12 +70,15 @@ async function browserRun(server) {
     await page.goto(server.url);
     await waitMounted(page);
     await setSetting(page, 'settings-bootstrap', bootstrap);
+    await setSetting(page, 'settings-workers', workers);
+    // Let the pool's workers start (the page starts them as soon as the setting changes).
+    await page.waitForTimeout(1000);
     const t0 = performance.now();
     await page.getByTestId('file-input').setInputFiles(file);
     await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor({ timeout: 600_000 });
     const wall = performance.now() - t0;
     const text = await page.getByTestId('progress').innerText();
-    const m = /Done in (\d+(?:\.\d+)?) ms/.exec(text);
+    const m = /Done in (\d+(?:\.\d+)?) ms(?: on (\d+) workers)?/.exec(text);
     if (!m) throw new Error(`unexpected progress text: ${text}`);
     await page.waitForTimeout(500);
     const b = await page.evaluate(() => window.__bench);
@@ -78,6 +87,7 @@ async function browserRun(server) {
       page_ms: b.ready - b.picked,
       wall_ms: wall,
       worker_ms: Number(m[1]),
+      workers: Number(m[2] ?? 1),
       longtask_max_ms: tasks === null ? NaN : Math.max(0, ...tasks.map((x) => x.duration)),
       longtasks: tasks === null ? NaN : tasks.length,
       load_longtask_max_ms: b.longtasks === null ? NaN : Math.max(0, ...b.longtasks.filter((x) => x.start < b.picked).map((x) => x.duration)),
@@ -108,25 +118,27 @@ const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
 console.log(`# ${path.relative(ROOT, file)}: ${lines} rollouts, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB; bootstrap ${bootstrap}`);
 console.log(`# ${runs} browser runs (fresh profile each), headless ${process.env.CHROMIUM ?? '/usr/bin/chromium'}; machine: ${(await import('node:os')).cpus().length} cores`);
 const server = await startServer();
-const results = [];
+const results = new Map();
 try {
-  console.log('run  pick→ready(page)  pick→ready(node)  worker compute  longest longtask  longtasks  (load longtask)');
-  for (let i = 0; i < runs; i++) {
-    const r = await browserRun(server);
-    results.push(r);
-    console.log(
-      `${String(i + 1).padStart(3)}  ${fmt(r.page_ms)} ms        ${fmt(r.wall_ms)} ms        ${fmt(r.worker_ms)} ms      ${fmt(r.longtask_max_ms)} ms        ${String(r.longtasks).padStart(3)}      ${fmt(r.load_longtask_max_ms)} ms`,
-    );
+  console.log('workers  run  pick→ready(page)  pick→ready(node)  worker compute  longest longtask  longtasks  (load longtask)');
+  for (const workers of pools) {
+    const mine = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await browserRun(server, workers);
+      mine.push(r);
+      console.log(
+        `${String(r.workers).padStart(7)}  ${String(i + 1).padStart(3)}  ${fmt(r.page_ms)} ms        ${fmt(r.wall_ms)} ms        ${fmt(r.worker_ms)} ms      ${fmt(r.longtask_max_ms)} ms        ${String(r.longtasks).padStart(3)}      ${fmt(r.load_longtask_max_ms)} ms`,
+      );
+    }
+    results.set(workers, mine);
   }
 } finally {
   await server.close();
 }
 const native = nativeRuns(3);
-const med = (k) => median(results.map((r) => r[k]));
 console.log('# medians');
-console.log(`browser pick→ready (page clock)   ${fmt(med('page_ms'))} ms`);
-console.log(`browser pick→ready (node clock)   ${fmt(med('wall_ms'))} ms`);
-console.log(`browser worker compute            ${fmt(med('worker_ms'))} ms`);
-console.log(`browser longest main-thread task  ${fmt(med('longtask_max_ms'))} ms`);
-console.log(`native CLI (release), median of 3 ${fmt(median(native))} ms   [${native.map((x) => x.toFixed(0)).join(', ')}]`);
-console.log(`worker compute / native           ${(med('worker_ms') / median(native)).toFixed(2).padStart(7)} ×`);
+for (const [workers, mine] of results) {
+  const med = (k) => median(mine.map((r) => r[k]));
+  console.log(`${workers} worker(s): pick→ready (page clock) ${fmt(med('page_ms'))} ms, (node clock) ${fmt(med('wall_ms'))} ms, worker compute ${fmt(med('worker_ms'))} ms, longest main-thread task ${fmt(med('longtask_max_ms'))} ms; compute / native ${(med('worker_ms') / median(native)).toFixed(2)} ×`);
+}
+console.log(`native CLI (release, all cores), median of 3 ${fmt(median(native))} ms   [${native.map((x) => x.toFixed(0)).join(', ')}]`);

@@ -19,4 +19,6 @@ if ! cmp -s "$out/grid1.jsonl" "$grid"; then
   echo "# note: $out/grid1.jsonl differs from $grid; benchmarking the generated grid" >&2
   grid="$out/grid1.jsonl"
 fi
-exec node bench/browser.mjs --file "$grid" --runs 3 "$@"
+echo "# load average (1, 5, 15 min) before: $(cut -d' ' -f1-3 /proc/loadavg)"
+node bench/browser.mjs --file "$grid" --runs 3 "$@"
+echo "# load average (1, 5, 15 min) after: $(cut -d' ' -f1-3 /proc/loadavg)"

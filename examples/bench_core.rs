@@ -1,7 +1,7 @@
 //! Benchmark of the scoring core: parse + score + bootstrap + paired deltas, by phase.
 //!
-//! `cargo run --release --example bench_core -- FILE [--bootstrap B] [--runs R]`
-//! prints the median over R runs of each phase, on one thread. `bench/core.sh` runs it over the
+//! `cargo run --release --example bench_core -- FILE [--bootstrap B] [--runs R] [--threads N]`
+//! prints the median over R runs of each phase, on N threads (default: every core). `bench/core.sh` runs it over the
 //! paper-sized synthetic grid and its multiples to show the scaling in B and in rollouts.
 
 use std::time::Instant;
@@ -14,6 +14,7 @@ fn main() {
     let mut file = None;
     let mut bootstrap = 10_000u32;
     let mut runs = 5usize;
+    let mut threads = 0usize;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--bootstrap" => {
@@ -22,11 +23,22 @@ fn main() {
                     .and_then(|v| v.parse().ok())
                     .expect("--bootstrap N")
             }
+            "--threads" => {
+                threads = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--threads N")
+            }
             "--runs" => runs = args.next().and_then(|v| v.parse().ok()).expect("--runs N"),
             _ => file = Some(a),
         }
     }
-    let file = file.expect("usage: bench_core FILE [--bootstrap B] [--runs R]");
+    let file = file.expect("usage: bench_core FILE [--bootstrap B] [--runs R] [--threads N]");
+    // 0 = rayon's default: every available core.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .expect("thread pool");
     let bytes = std::fs::read(&file).expect("readable input");
     let settings = Settings {
         bootstrap,
@@ -61,9 +73,10 @@ fn main() {
     };
     let (p, t) = (median(&mut parse), median(&mut total));
     println!(
-        "{file}: {} MB, {rollouts} rollouts, {conditions} conditions, B = {bootstrap}: \
+        "{file}: {} MB, {rollouts} rollouts, {conditions} conditions, B = {bootstrap}, {} threads: \
          parse {:.3} s, score+bootstrap+paired {:.3} s, total {:.3} s (median of {runs})",
         bytes.len() >> 20,
+        rayon::current_num_threads(),
         p,
         t - p,
         t

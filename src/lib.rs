@@ -16,8 +16,9 @@
 //! 5. [`report`] — the `prefix-exec/report/v1` document and its text/CSV/LaTeX renderings;
 //! 6. [`site`] — static report sites (manifest, publishing), [`plot`] and [`browse`] for viewers.
 //!
-//! The core does no I/O, spawns no threads, reads no clock and draws no OS randomness, so the
-//! same code runs natively and as WebAssembly and gives byte-identical reports.
+//! The core does no I/O, reads no clock and draws no OS randomness, so the same code runs
+//! natively and as WebAssembly and gives byte-identical reports. Its only threads are rayon's,
+//! natively, behind [`parallel::map`]; results never depend on how many there are.
 //!
 //! ```
 //! use prefix_exec::{ingest::read_files, report::{build_report, Settings}};
@@ -34,6 +35,7 @@ pub mod browse;
 pub mod formats;
 pub mod ingest;
 pub mod label;
+pub mod parallel;
 pub mod plot;
 pub mod report;
 pub mod rollout;

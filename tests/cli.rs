@@ -165,3 +165,50 @@ fn pair_restricts_and_orients_the_paired_comparisons() {
     };
     assert!(String::from_utf8(out.stdout).unwrap() == library_report(&settings).to_json());
 }
+
+/// The bootstrap's chunks are the same work whatever runs them: `--threads 1`, `2` and `8` write
+/// the same bytes, equal to the library's (which uses every core), with several chunks per
+/// dataset (1,000 resamples = 4 chunks) and paired deltas.
+#[test]
+fn report_bytes_do_not_depend_on_threads() {
+    let args = |threads: &'static str| {
+        vec![
+            "score",
+            "small.jsonl",
+            "--bootstrap",
+            "1000",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            "--json",
+            "-",
+            "--quiet",
+            "--no-builtin-labels",
+        ]
+    };
+    let reports: Vec<Vec<u8>> = ["1", "2", "8"]
+        .into_iter()
+        .map(|n| {
+            let out = run(&golden_dir(), &args(n));
+            assert!(out.status.success(), "--threads {n}: {:?}", out.status);
+            out.stdout
+        })
+        .collect();
+    let expected = library_report(&Settings {
+        bootstrap: 1000,
+        seed: 3,
+        ..Settings::default()
+    })
+    .to_json();
+    let json: Value = serde_json::from_slice(&reports[0]).unwrap();
+    assert!(!json["paired"].as_array().unwrap().is_empty());
+    for (n, r) in ["1", "2", "8"].iter().zip(&reports) {
+        assert!(
+            r == expected.as_bytes(),
+            "--threads {n} differs from the library"
+        );
+    }
+    let bad = run(&golden_dir(), &args("0"));
+    assert!(!bad.status.success(), "--threads 0 accepted");
+}

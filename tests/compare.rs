@@ -424,3 +424,47 @@ fn cli_compare_with_awkward_names() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+/// The widened block of a cross-condition pair (its shared-task columns) is resampled chunk by
+/// chunk like any block: 1,000 resamples (four chunks) give the same bytes on pools of 1, 2 and
+/// 3 threads and when the chunks run one by one in reverse order.
+#[test]
+fn widened_blocks_do_not_depend_on_threads() {
+    let full = grid(&["m"], &["a", "b", "c"], 12, 1);
+    let lines: Vec<String> = full
+        .iter()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let t: usize = v["task_id"].as_str().unwrap()[1..].parse().unwrap();
+            !(v["method"] == "a" && t < 2 || v["method"] == "b" && (2..5).contains(&t))
+        })
+        .cloned()
+        .collect();
+    let mut s = settings(1000);
+    s.compare = vec![(ConditionRef::new("m", "a"), ConditionRef::new("m", "b"))];
+    let text = lines.join("\n") + "\n";
+    let corpus = read_files([("runs.jsonl", text.as_bytes())]);
+    let reference = build_report(&corpus, &s);
+    let p = cross(&reference, ("m", "a"), ("m", "b"));
+    assert!(p.ter.ci.is_some() && p.only_a == Some(3) && p.only_b == Some(2));
+    let reference = reference.to_json();
+    for threads in 1..=3 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let r = pool.install(|| build_report(&corpus, &s).to_json());
+        assert!(r == reference, "{threads} threads");
+    }
+    let plan = prefix_exec::report::ReportPlan::new(&corpus, &s);
+    let block = plan.resampled(0).unwrap();
+    // Three conditions and the two restricted sides.
+    assert_eq!(block.conditions.len(), 5);
+    let jobs = plan.jobs();
+    assert_eq!(jobs.len(), 4);
+    let mut values = vec![Vec::new(); jobs.len()];
+    for (j, job) in jobs.iter().enumerate().rev() {
+        values[j] = prefix_exec::stats::bootstrap::bootstrap_chunk(block, 1000, 3, job.chunk);
+    }
+    assert!(plan.finish(&corpus, None, values).to_json() == reference);
+}

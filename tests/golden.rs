@@ -101,6 +101,24 @@ fn labels_never_touch_the_metrics() {
     }
 }
 
+/// The same input with 1,000 resamples: four chunks per dataset, so this file pins the chunked
+/// stream layout (`stats::resample::Resampler::for_chunk`) that 200 resamples (one chunk) do not
+/// reach.
+#[test]
+fn chunked_bootstrap_matches_its_golden_file() {
+    let input = std::fs::read(path("small.jsonl")).unwrap();
+    let options = ImportOptions {
+        labels: LabelSettings::off(),
+        ..ImportOptions::default()
+    };
+    let corpus = read_files_with([("small.jsonl", &input[..])], &options);
+    let settings = Settings {
+        bootstrap: 1000,
+        ..golden_settings()
+    };
+    compare(build_report(&corpus, &settings), "small.b1000.report.json");
+}
+
 fn compare(report: Report, name: &str) {
     let actual = report.to_json();
     let expected_path = path(name);

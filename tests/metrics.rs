@@ -280,16 +280,16 @@ fn a_drawn_task_brings_all_its_rollouts() {
     let agg = aggregate(&corpus, MaxDepth::Fixed(2));
     assert_eq!(agg.blocks.len(), 1);
     let samples = bootstrap_block(&agg.blocks[0], 400, 1, &mut |_| {});
-    let ter = samples.series(0, STAT_TER);
+    let ter: Vec<f64> = samples.series(0, STAT_TER).collect();
     let allowed = [0.0, 1.0 / 3.0, 0.5];
-    for &v in ter {
+    for &v in &ter {
         assert!(allowed.contains(&v), "TER {v} in a resample");
     }
     for a in allowed {
         assert!(ter.contains(&a), "TER {a} never drawn in 400 resamples");
     }
     // Success: {t1,t1} 4/4, {t1,t2} 2/3, {t2,t2} 0.
-    for &v in samples.series(0, STAT_SUCCESS) {
+    for v in samples.series(0, STAT_SUCCESS) {
         assert!([1.0, 2.0 / 3.0, 0.0].contains(&v), "success {v}");
     }
     // Through the report: the 2.5% and 97.5% percentiles of {0 (¼), 1/3 (½), 1/2 (¼)}.
@@ -337,9 +337,10 @@ fn a_task_missing_from_a_condition() {
     let agg = aggregate(&corpus, MaxDepth::Fixed(1));
     assert_eq!(agg.blocks[0].tasks.len(), 2);
     let samples = bootstrap_block(&agg.blocks[0], 200, 3, &mut |_| {});
-    let (a, b) = (samples.series(0, STAT_TER), samples.series(1, STAT_TER));
+    let a: Vec<f64> = samples.series(0, STAT_TER).collect();
+    let b: Vec<f64> = samples.series(1, STAT_TER).collect();
     assert!(b.iter().any(|v| v.is_nan()) && b.iter().any(|v| !v.is_nan()));
-    for (x, y) in a.iter().zip(b) {
+    for (x, y) in a.iter().zip(&b) {
         assert_eq!(y.is_nan(), *x == 0.0, "a {x}, b {y}");
         assert!(y.is_nan() || *y == 0.0);
     }

@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use prefix_exec::ingest::{read_files, Ingest};
-use prefix_exec::report::{build_report, ConditionReport, Report, Settings};
+use prefix_exec::report::{build_report, ConditionReport, Report, ReportPlan, Settings};
 use prefix_exec::score::MaxDepth;
+use prefix_exec::stats::bootstrap::bootstrap_chunk;
 use proptest::prelude::*;
 
 const TOL: f64 = 1e-9;
@@ -368,6 +369,40 @@ proptest! {
         let b = score(&jsonl(&shuffled), &settings);
         // Without bad lines nothing in the report refers to a line number: byte-identical.
         prop_assert_eq!(a.to_json(), b.to_json());
+    }
+
+    /// The bootstrap's chunks do not depend on who runs them: on pools of 1–4 threads, or one
+    /// by one in a random order (as Web Workers finish), the report is the same bytes.
+    #[test]
+    fn bootstrap_layout_does_not_depend_on_threads(
+        rows in corpus(),
+        resamples in 1..800u32,
+        threads in 1..5usize,
+        order in any::<u64>(),
+    ) {
+        let settings = boot(resamples, 9, MaxDepth::Fixed(4));
+        let text = jsonl(&rows);
+        let corpus = read_files([("runs.jsonl", text.as_bytes())]);
+        let reference = build_report(&corpus, &settings).to_json();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pooled = pool.install(|| build_report(&corpus, &settings).to_json());
+        prop_assert!(pooled == reference, "{threads} threads");
+        let plan = ReportPlan::new(&corpus, &settings);
+        let jobs = plan.jobs();
+        let mut shuffled: Vec<usize> = (0..jobs.len()).collect();
+        // A permutation from `order` (an LCG walk), so shrinking stays simple.
+        let mut state = order;
+        for i in (1..shuffled.len()).rev() {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (state >> 33) as usize % (i + 1));
+        }
+        let mut values = vec![Vec::new(); jobs.len()];
+        for &j in &shuffled {
+            let job = jobs[j];
+            values[j] = bootstrap_chunk(plan.resampled(job.block).unwrap(), resamples as usize, 9, job.chunk);
+        }
+        let shuffled_report = plan.finish(&corpus, None, values).to_json();
+        prop_assert!(shuffled_report == reference, "job order");
     }
 
     #[test]

@@ -123,11 +123,21 @@ mod cli {
         /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
         #[arg(long, default_value = "10", value_parser = parse_depth)]
         max_depth: MaxDepth,
+        /// Threads for the bootstrap and the intervals (default: every available core). The
+        /// report is byte-identical for any number.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
     }
 
     impl ReportArgs {
-        /// The checked settings, comparing the given pairs.
+        /// The checked settings, comparing the given pairs; sizes the thread pool as asked.
         fn settings(&self, pairs: Vec<(String, String)>) -> Result<Settings> {
+            if let Some(n) = self.threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(usize::from(n))
+                    .build_global()
+                    .context("cannot start the thread pool")?;
+            }
             let settings = Settings {
                 bootstrap: self.bootstrap,
                 seed: self.seed,

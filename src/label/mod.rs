@@ -528,7 +528,10 @@ mod tests {
             r#"[{"id":"a","label":"state","error":"\\p{Greek}","rationale":"r"}]"#,
         )
         .unwrap_err();
-        assert!(e.contains("Unicode character classes are not supported"), "{e}");
+        assert!(
+            e.contains("Unicode character classes are not supported"),
+            "{e}"
+        );
         let e = LabelSettings::parse_user_rules(
             r#"{"rules":[{"id":"a","label":"state","rationale":"r"},{"id":"a","label":"state","rationale":"r"}]}"#,
         )

@@ -8,16 +8,18 @@ use super::{
     PairSide, PairedReport, PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
 };
 use crate::formats::ImportSummary;
+use crate::parallel;
 use crate::rollout::{ConditionId, Corpus};
 use crate::score::{
     add_to_cell, aggregate_with, Aggregates, ConditionMetrics, DatasetBlock, MaxDepth, COL_AUC,
     COL_FED, COL_FULL, COL_N, COL_SUCCESS, COL_SURVIVORS, MAX_BOOTSTRAP_BYTES,
 };
 use crate::stats::bootstrap::{
-    bootstrap_block, BlockSamples, STAT_AUC, STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
+    block_stats, chunk_count, chunk_range, BlockSamples, ResampleTable, STAT_AUC, STAT_MEAN_FED,
+    STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
 use crate::stats::normal::two_sided_z;
-use crate::stats::percentile::central_interval;
+use crate::stats::percentile::{central_interval, central_interval_of_counts};
 use crate::stats::wilson::wilson;
 
 /// Bootstrap progress: resamples done over all datasets, out of `total`.
@@ -52,79 +54,211 @@ pub fn build_report_full(
     settings: &Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
-    let level = if settings.level > 0.0 && settings.level < 1.0 {
-        settings.level
-    } else {
-        0.95
-    };
-    let resamples = settings.bootstrap as usize;
-    let agg = aggregate_with(corpus, settings.max_depth, resamples);
-    // Which pairs to compare is decided from the names alone, before the bootstrap: pairs of
-    // conditions restricted to their shared tasks add columns to their dataset's resampling.
-    let names: Vec<(&str, &str, &str)> = agg
-        .conditions
-        .iter()
-        .map(|m| corpus.condition_names(m.condition))
-        .collect();
-    let mut pair_notes = Vec::new();
-    let selection = select_pairs(&agg, &names, settings, &mut pair_notes);
-    let (cross, augmented) = plan_cross_pairs(corpus, &agg, &selection.cross);
+    let plan = ReportPlan::new(corpus, settings);
+    let values = plan.run_bootstrap(progress);
+    plan.finish(corpus, imports, values)
+}
 
-    // One bootstrap per dataset block, each on the dataset's own stream.
-    let runs = agg
-        .blocks
-        .iter()
-        .filter(|b| b.bootstrap_fits(resamples))
-        .count();
-    let total = (resamples * runs) as u64;
-    let mut before = 0u64;
-    let mut samples: Vec<Option<BlockSamples>> = Vec::with_capacity(agg.blocks.len());
-    let mut notes = Vec::new();
-    for (b, block) in agg.blocks.iter().enumerate() {
-        if resamples == 0 {
-            samples.push(None);
-            continue;
-        }
-        if !block.bootstrap_fits(resamples) {
-            notes.push(format!(
-                "dataset {}: no bootstrap intervals — {} conditions × {} tasks × {} resamples \
-                 would need {} MiB (the limit is {} MiB); use fewer resamples, or score fewer \
-                 conditions at a time",
-                block.dataset,
-                block.conditions.len(),
-                block.tasks.len(),
-                resamples,
-                block.bootstrap_bytes(resamples) >> 20,
-                MAX_BOOTSTRAP_BYTES >> 20,
-            ));
-            samples.push(None);
-            continue;
-        }
-        // With shared-task columns when they fit; without them the cross pairs that need them
-        // get no intervals (said in a note below).
-        let run = match augmented.get(b).and_then(Option::as_ref) {
-            Some(wide) if wide.bootstrap_fits(resamples) => wide,
-            Some(_) => {
-                pair_notes.push(format!(
-                    "dataset {}: no intervals for the cross-condition pairs of conditions that \
-                     ran different tasks — their shared-task columns would pass the {} MiB \
-                     limit",
-                    block.dataset,
-                    MAX_BOOTSTRAP_BYTES >> 20
-                ));
-                block
-            }
-            None => block,
+/// One unit of bootstrap work: chunk `chunk` of the bootstrap of block `block`
+/// ([`ReportPlan::resampled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BootstrapJob {
+    pub block: usize,
+    pub chunk: usize,
+}
+
+/// A report in the making: scored, its paired comparisons chosen, with its bootstrap laid out as
+/// [`BootstrapJob`]s that any number of threads (or Web Workers) can run in any order;
+/// [`ReportPlan::finish`] takes their results in job order.
+pub struct ReportPlan<'s> {
+    pub agg: Aggregates,
+    settings: &'s Settings,
+    level: f64,
+    resamples: usize,
+    selection: Selection,
+    cross: Vec<CrossPair>,
+    /// Per block, its copy widened by the shared-task columns of cross-condition pairs, when
+    /// that copy is what the bootstrap resamples (it fits the memory limit).
+    widened: Vec<Option<DatasetBlock>>,
+    notes: Vec<String>,
+    pair_notes: Vec<String>,
+}
+
+impl<'s> ReportPlan<'s> {
+    /// Scores `corpus` and chooses the pairs to compare; nothing is resampled yet.
+    pub fn new(corpus: &Corpus, settings: &'s Settings) -> Self {
+        let level = if settings.level > 0.0 && settings.level < 1.0 {
+            settings.level
+        } else {
+            0.95
         };
-        let s = bootstrap_block(run, resamples, settings.seed, &mut |done| {
-            progress(Progress {
-                done: before + done as u64,
-                total,
-            })
-        });
-        before += resamples as u64;
-        samples.push(Some(s));
+        let resamples = settings.bootstrap as usize;
+        let agg = aggregate_with(corpus, settings.max_depth, resamples);
+        // Which pairs to compare is decided from the names alone, before the bootstrap: pairs of
+        // conditions restricted to their shared tasks add columns to their dataset's resampling.
+        let names: Vec<(&str, &str, &str)> = agg
+            .conditions
+            .iter()
+            .map(|m| corpus.condition_names(m.condition))
+            .collect();
+        let mut pair_notes = Vec::new();
+        let selection = select_pairs(&agg, &names, settings, &mut pair_notes);
+        let (cross, augmented) = plan_cross_pairs(corpus, &agg, &selection.cross);
+        let mut notes = Vec::new();
+        let mut widened = Vec::with_capacity(agg.blocks.len());
+        for (block, wide) in agg.blocks.iter().zip(augmented) {
+            if resamples == 0 {
+                widened.push(None);
+                continue;
+            }
+            if !block.bootstrap_fits(resamples) {
+                notes.push(format!(
+                    "dataset {}: no bootstrap intervals — {} conditions × {} tasks × {} resamples \
+                     would need {} MiB (the limit is {} MiB); use fewer resamples, or score fewer \
+                     conditions at a time",
+                    block.dataset,
+                    block.conditions.len(),
+                    block.tasks.len(),
+                    resamples,
+                    block.bootstrap_bytes(resamples) >> 20,
+                    MAX_BOOTSTRAP_BYTES >> 20,
+                ));
+                widened.push(None);
+                continue;
+            }
+            // With shared-task columns when they fit; without them the cross pairs that need
+            // them get no intervals (said in a note).
+            widened.push(match wide {
+                Some(wide) if wide.bootstrap_fits(resamples) => Some(wide),
+                Some(_) => {
+                    pair_notes.push(format!(
+                        "dataset {}: no intervals for the cross-condition pairs of conditions \
+                         that ran different tasks — their shared-task columns would pass the {} \
+                         MiB limit",
+                        block.dataset,
+                        MAX_BOOTSTRAP_BYTES >> 20
+                    ));
+                    None
+                }
+                None => None,
+            });
+        }
+        ReportPlan {
+            agg,
+            settings,
+            level,
+            resamples,
+            selection,
+            cross,
+            widened,
+            notes,
+            pair_notes,
+        }
     }
+
+    /// The bootstrap's resamples per dataset.
+    pub fn resamples(&self) -> usize {
+        self.resamples
+    }
+
+    /// The report's seed.
+    pub fn seed(&self) -> u64 {
+        self.settings.seed
+    }
+
+    /// Whether block `b` is bootstrapped at all.
+    pub fn bootstraps(&self, b: usize) -> bool {
+        self.resamples > 0 && self.agg.blocks[b].bootstrap_fits(self.resamples)
+    }
+
+    /// What the bootstrap of block `b` resamples: the dataset's block, widened by the
+    /// shared-task columns of its cross-condition pairs when they fit; `None` for a block without
+    /// bootstrap.
+    pub fn resampled(&self, b: usize) -> Option<&DatasetBlock> {
+        if !self.bootstraps(b) {
+            return None;
+        }
+        Some(self.widened[b].as_ref().unwrap_or(&self.agg.blocks[b]))
+    }
+
+    /// Every chunk of every bootstrapped block, block by block, chunk by chunk.
+    pub fn jobs(&self) -> Vec<BootstrapJob> {
+        (0..self.agg.blocks.len())
+            .filter(|&b| self.bootstraps(b))
+            .flat_map(|block| {
+                (0..chunk_count(self.resamples)).map(move |chunk| BootstrapJob { block, chunk })
+            })
+            .collect()
+    }
+
+    /// Runs every job here: natively on all of rayon's threads, in waves after each of which
+    /// `progress` is called; in wasm32 one after another.
+    pub fn run_bootstrap(&self, progress: &mut dyn FnMut(Progress)) -> Vec<Vec<f64>> {
+        let tables: Vec<Option<ResampleTable>> = (0..self.agg.blocks.len())
+            .map(|b| self.resampled(b).map(ResampleTable::new))
+            .collect();
+        let jobs = self.jobs();
+        let total = (self.resamples as u64) * tables.iter().filter(|t| t.is_some()).count() as u64;
+        // A wave keeps every thread busy several times over, so the barrier between waves
+        // costs little; progress is reported from the calling thread between waves.
+        let wave = (4 * parallel::threads()).max(1);
+        let mut out = Vec::with_capacity(jobs.len());
+        let mut done = 0u64;
+        for part in jobs.chunks(wave) {
+            out.extend(parallel::map(part, |job| {
+                let table = tables[job.block]
+                    .as_ref()
+                    .expect("jobs only name bootstrapped blocks");
+                table.chunk(self.resamples, self.settings.seed, job.chunk)
+            }));
+            done += part
+                .iter()
+                .map(|job| chunk_range(self.resamples, job.chunk).len() as u64)
+                .sum::<u64>();
+            progress(Progress { done, total });
+        }
+        out
+    }
+
+    /// The report, from the values of every job of [`ReportPlan::jobs`] in job order.
+    pub fn finish(
+        self,
+        corpus: &Corpus,
+        imports: Option<&ImportSummary>,
+        chunk_values: Vec<Vec<f64>>,
+    ) -> Report {
+        let mut values = chunk_values.into_iter();
+        let samples: Vec<Option<BlockSamples>> = (0..self.agg.blocks.len())
+            .map(|b| {
+                let block = self.resampled(b)?;
+                let chunks = values.by_ref().take(chunk_count(self.resamples)).collect();
+                Some(BlockSamples::from_chunks(
+                    self.resamples,
+                    block_stats(block),
+                    chunks,
+                ))
+            })
+            .collect();
+        assemble(corpus, imports, self, &samples)
+    }
+}
+
+fn assemble(
+    corpus: &Corpus,
+    imports: Option<&ImportSummary>,
+    plan: ReportPlan<'_>,
+    samples: &[Option<BlockSamples>],
+) -> Report {
+    let ReportPlan {
+        agg,
+        settings,
+        level,
+        selection,
+        cross,
+        mut notes,
+        mut pair_notes,
+        ..
+    } = plan;
     // Where each condition's series live: (block, local index).
     let mut location = vec![(0usize, 0usize); agg.conditions.len()];
     for (b, block) in agg.blocks.iter().enumerate() {
@@ -132,14 +266,33 @@ pub fn build_report_full(
             location[rank] = (b, local);
         }
     }
-    let series = |rank: usize, stat: usize| -> Option<&[f64]> {
+    let series = |rank: usize, stat: usize| -> Option<Vec<f64>> {
         let (b, local) = location[rank];
-        samples[b].as_ref().map(|s| s.series(local, stat))
+        samples[b].as_ref().map(|s| s.series(local, stat).collect())
     };
-    let interval = |rank: usize, stat: usize| -> Option<[f64; 2]> {
-        let mut v = series(rank, stat)?.to_vec();
-        central_interval(&mut v, level)
-    };
+    // Every interval of every condition, in parallel where the platform allows. A condition
+    // with the same number of rollouts on every task of its dataset (one rollout per task, the
+    // usual case) has the same denominator in every resample, so its TER, final success and
+    // PEC(k) — counts of rollouts over it — take few values: a histogram of counts gives their
+    // exact interval without a selection.
+    let stats = STAT_PEC + agg.k_max;
+    let ranks: Vec<usize> = (0..agg.conditions.len()).collect();
+    let intervals: Vec<Vec<Option<[f64; 2]>>> = parallel::map(&ranks, |&rank| {
+        let (b, local) = location[rank];
+        let Some(s) = samples[b].as_ref() else {
+            return vec![None; stats];
+        };
+        let denominator = constant_denominator(&agg.blocks[b], local);
+        (0..stats)
+            .map(|stat| match denominator {
+                Some(d) if stat != STAT_MEAN_FED && stat != STAT_AUC => {
+                    central_interval_of_counts(s.series(local, stat), d, level)
+                }
+                _ => central_interval(&mut s.series(local, stat).collect(), level),
+            })
+            .collect()
+    });
+    let interval = |rank: usize, stat: usize| intervals[rank][stat];
 
     let z = two_sided_z(level);
     let cost_present: [bool; 3] =
@@ -172,17 +325,17 @@ pub fn build_report_full(
         .collect();
 
     notes.append(&mut pair_notes);
-    let mut paired: Vec<(usize, PairedReport)> = selection
-        .named
-        .iter()
-        .map(|&(block, x, y, compare)| (block, paired(&conditions, x, y, level, &series, compare)))
-        .collect();
-    let local_series = |block: usize, local: usize, stat: usize| -> Option<&[f64]> {
+    let local_series = |block: usize, local: usize, stat: usize| -> Option<Vec<f64>> {
         let s = samples[block].as_ref()?;
         // A shared-task column exists only when the widened block was resampled.
-        (local * s.stats < s.values.len() / s.resamples.max(1)).then(|| s.series(local, stat))
+        (local < s.columns()).then(|| s.series(local, stat).collect())
     };
-    paired.extend(cross.iter().map(|c| {
+    // Every pair in parallel where the platform allows, in report order.
+    let mut paired: Vec<(usize, PairedReport)> =
+        parallel::map(&selection.named, |&(block, x, y, compare)| {
+            (block, paired(&conditions, x, y, level, &series, compare))
+        });
+    paired.extend(parallel::map(&cross, |c| {
         (
             c.block,
             paired_cross(&conditions, c, level, &series, &local_series),
@@ -252,6 +405,19 @@ pub fn build_report_full(
             })
             .collect(),
     }
+}
+
+/// The rollouts of local condition `local` in every resample of `block` when that number is the
+/// same in all of them — the condition ran `m > 0` rollouts on each of the block's tasks, so a
+/// resample of `tasks` draws has `m · tasks` — else `None`.
+fn constant_denominator(block: &DatasetBlock, local: usize) -> Option<u64> {
+    if block.tasks.is_empty() {
+        return None;
+    }
+    let per_task = |t: usize| block.row(t)[local * block.width + COL_N];
+    let m = per_task(0);
+    (m > 0.0 && (1..block.tasks.len()).all(|t| per_task(t) == m))
+        .then(|| m as u64 * block.tasks.len() as u64)
 }
 
 fn condition_report(
@@ -648,16 +814,16 @@ fn plan_cross_pairs(
 }
 
 /// A cross-condition pair's report: differences of the shared-task statistics.
-fn paired_cross<'a>(
+fn paired_cross(
     conditions: &[ConditionReport],
     c: &CrossPair,
     level: f64,
-    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
-    local_series: &dyn Fn(usize, usize, usize) -> Option<&'a [f64]>,
+    series: &(dyn Fn(usize, usize) -> Option<Vec<f64>> + Sync),
+    local_series: &(dyn Fn(usize, usize, usize) -> Option<Vec<f64>> + Sync),
 ) -> PairedReport {
     let [ra, rb] = c.ranks;
     let (a, b) = (&conditions[ra], &conditions[rb]);
-    let side_series = |side: usize, stat: usize| -> Option<&'a [f64]> {
+    let side_series = |side: usize, stat: usize| -> Option<Vec<f64>> {
         match (&c.restricted[side], c.local[side]) {
             (None, _) => series(c.ranks[side], stat),
             (Some(_), Some(l)) => local_series(c.block, l, stat),
@@ -672,9 +838,11 @@ fn paired_cross<'a>(
     };
     let delta = |stat: usize, own_a: Option<f64>, own_b: Option<f64>| -> Delta {
         let ci = match (side_series(0, stat), side_series(1, stat)) {
-            (Some(sa), Some(sb)) if c.n_shared > 0 => {
-                let mut d: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x - y).collect();
-                central_interval(&mut d, level)
+            (Some(mut sa), Some(sb)) if c.n_shared > 0 => {
+                for (x, y) in sa.iter_mut().zip(&sb) {
+                    *x -= y;
+                }
+                central_interval(&mut sa, level)
             }
             _ => None,
         };
@@ -716,20 +884,22 @@ fn paired_cross<'a>(
     }
 }
 
-fn paired<'a>(
+fn paired(
     conditions: &[ConditionReport],
     ra: usize,
     rb: usize,
     level: f64,
-    series: &dyn Fn(usize, usize) -> Option<&'a [f64]>,
+    series: &(dyn Fn(usize, usize) -> Option<Vec<f64>> + Sync),
     compare: &str,
 ) -> PairedReport {
     let (a, b) = (&conditions[ra], &conditions[rb]);
     let delta = |pa: Option<f64>, pb: Option<f64>, stat: usize| -> Delta {
         let ci = match (series(ra, stat), series(rb, stat)) {
-            (Some(sa), Some(sb)) => {
-                let mut d: Vec<f64> = sa.iter().zip(sb).map(|(x, y)| x - y).collect();
-                central_interval(&mut d, level)
+            (Some(mut sa), Some(sb)) => {
+                for (x, y) in sa.iter_mut().zip(&sb) {
+                    *x -= y;
+                }
+                central_interval(&mut sa, level)
             }
             _ => None,
         };

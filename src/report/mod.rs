@@ -17,7 +17,9 @@ pub mod table;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use build::{build_report, build_report_full, build_report_with_progress, Progress};
+pub use build::{
+    build_report, build_report_full, build_report_with_progress, BootstrapJob, Progress, ReportPlan,
+};
 
 use crate::score::MaxDepth;
 

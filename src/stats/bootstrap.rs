@@ -21,46 +21,199 @@ pub const STAT_AUC: usize = 2;
 pub const STAT_SUCCESS: usize = 3;
 pub const STAT_PEC: usize = 4;
 
-/// Resampled statistics of one dataset block.
+/// Resamples per chunk. A dataset's `B` resamples are cut into chunks of this many (the last
+/// one shorter): the unit of parallel work (threads natively, Web Workers in the browser) and of
+/// random streams. Chunk `i` always covers resamples `i·CHUNK..` and draws from its own
+/// position of the dataset's stream ([`Resampler::for_chunk`]), so which thread or worker runs
+/// it, and in what order, cannot change a number.
+pub const CHUNK: usize = 250;
+
+/// The number of chunks of a bootstrap with `resamples` resamples.
+pub fn chunk_count(resamples: usize) -> usize {
+    resamples.div_ceil(CHUNK)
+}
+
+/// The resamples of chunk `chunk`.
+pub fn chunk_range(resamples: usize, chunk: usize) -> std::ops::Range<usize> {
+    let start = (chunk * CHUNK).min(resamples);
+    start..((chunk + 1) * CHUNK).min(resamples)
+}
+
+/// Resampled statistics of one dataset block, held as its chunks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockSamples {
     pub resamples: usize,
     /// Statistics per condition: `STAT_PEC + K`.
     pub stats: usize,
-    /// `values[(c·stats + s)·resamples + b]`: statistic `s` of local condition `c` in resample
-    /// `b`; one contiguous series per (condition, statistic).
-    pub values: Vec<f64>,
+    /// Chunk `i` (resamples [`chunk_range`]`(resamples, i)`, `len` of them) holds
+    /// `values[(c·stats + s)·len + b]`: statistic `s` of local condition `c` in the chunk's
+    /// resample `b` — one contiguous run per (condition, statistic), as [`bootstrap_chunk`]
+    /// returns it.
+    pub chunks: Vec<Vec<f64>>,
 }
 
 impl BlockSamples {
-    /// The series of statistic `stat` for local condition `c`.
-    pub fn series(&self, c: usize, stat: usize) -> &[f64] {
-        let start = (c * self.stats + stat) * self.resamples;
-        &self.values[start..start + self.resamples]
+    /// Assembles a block's samples from its chunks, in chunk order.
+    pub fn from_chunks(resamples: usize, stats: usize, chunks: Vec<Vec<f64>>) -> Self {
+        debug_assert_eq!(chunks.len(), chunk_count(resamples));
+        BlockSamples {
+            resamples,
+            stats,
+            chunks,
+        }
+    }
+
+    /// The local conditions (columns) resampled: a block's conditions, plus the shared-task
+    /// columns of its cross-condition pairs when the widened block was resampled.
+    pub fn columns(&self) -> usize {
+        match self.chunks.first() {
+            Some(first) if self.stats > 0 => {
+                first.len() / (self.stats * chunk_range(self.resamples, 0).len().max(1))
+            }
+            _ => 0,
+        }
+    }
+
+    /// The series of statistic `stat` for local condition `c`, resample by resample.
+    pub fn series(&self, c: usize, stat: usize) -> impl Iterator<Item = f64> + Clone + '_ {
+        let resamples = self.resamples;
+        self.chunks.iter().enumerate().flat_map(move |(i, values)| {
+            let len = chunk_range(resamples, i).len();
+            let start = (c * self.stats + stat) * len;
+            values[start..start + len].iter().copied()
+        })
     }
 }
 
-/// Runs `resamples` resamples of one block with the dataset's own stream of `seed`.
-/// `progress(done)` is called every few hundred resamples with the number done so far.
+/// The statistics per condition of a block: TER, mean FED, AUC-PEC, success, PEC(1..=K).
+pub fn block_stats(block: &DatasetBlock) -> usize {
+    STAT_PEC + block.width - COL_SURVIVORS
+}
+
+/// Runs all `resamples` resamples of one block, chunk by chunk, on the calling thread.
+/// `progress(done)` is called after every chunk with the number of resamples done so far.
 pub fn bootstrap_block(
     block: &DatasetBlock,
     resamples: usize,
     seed: u64,
     progress: &mut dyn FnMut(usize),
 ) -> BlockSamples {
-    // Every column but AUC-PEC's holds integers. Summed as u32 they take half the memory traffic
-    // and SIMD lanes of f64 — the inner loop's whole cost — and convert to exactly the same f64
-    // values, so the result does not depend on the path. u32 is used whenever no resample sum can
-    // overflow it.
-    let max_cell = (0..block.cells.len())
-        .filter(|i| i % block.width != COL_AUC)
-        .map(|i| block.cells[i])
-        .fold(0.0f64, f64::max);
-    if max_cell * block.tasks.len() as f64 <= f64::from(u32::MAX) {
-        run::<u32>(block, resamples, seed, progress)
-    } else {
-        run::<f64>(block, resamples, seed, progress)
+    let table = ResampleTable::new(block);
+    let chunks = (0..chunk_count(resamples))
+        .map(|i| {
+            let values = table.chunk(resamples, seed, i);
+            progress(chunk_range(resamples, i).end);
+            values
+        })
+        .collect();
+    BlockSamples::from_chunks(resamples, block_stats(block), chunks)
+}
+
+/// Runs chunk `chunk` of a bootstrap of `block` with `resamples` resamples: the values of
+/// [`BlockSamples::chunks`]`[chunk]`.
+pub fn bootstrap_chunk(
+    block: &DatasetBlock,
+    resamples: usize,
+    seed: u64,
+    chunk: usize,
+) -> Vec<f64> {
+    ResampleTable::new(block).chunk(resamples, seed, chunk)
+}
+
+/// A block's task rows in the form a resample sums them: the integer columns in the narrowest
+/// accumulator no resample sum can overflow, and the AUC-PEC column apart. Built once per block
+/// and shared by all its chunks (and threads); it owns what it needs, so a Web Worker of the
+/// browser's pool can build one from the cells it was sent ([`ResampleTable::from_cells`]).
+pub struct ResampleTable {
+    dataset: String,
+    n_tasks: usize,
+    n_conds: usize,
+    width: usize,
+    ints: Ints,
+    aucs: Vec<f64>,
+}
+
+enum Ints {
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    F64(Vec<f64>),
+}
+
+impl ResampleTable {
+    pub fn new(block: &DatasetBlock) -> Self {
+        Self::from_cells(
+            &block.dataset,
+            block.tasks.len(),
+            block.conditions.len(),
+            block.width,
+            &block.cells,
+        )
     }
+
+    /// The table of a block given by its parts: `cells` as [`DatasetBlock::cells`] (`tasks` rows
+    /// of `conditions × width`). `None`-free: the caller checks `cells.len()`.
+    pub fn from_cells(
+        dataset: &str,
+        tasks: usize,
+        conditions: usize,
+        width: usize,
+        cells: &[f64],
+    ) -> Self {
+        debug_assert_eq!(cells.len(), tasks * conditions * width);
+        // Every column but AUC-PEC's holds integers. Summed as u16 (or u32) they take a quarter
+        // (or half) of the memory traffic and SIMD lanes of f64 — the inner loop's whole cost —
+        // and convert to exactly the same f64 values, so the result does not depend on the
+        // path. The narrowest type no resample sum can overflow is used: a resample draws
+        // `tasks` rows, so no sum exceeds the largest cell × tasks.
+        let max_cell = (0..cells.len())
+            .filter(|i| i % width != COL_AUC)
+            .map(|i| cells[i])
+            .fold(0.0f64, f64::max);
+        let aucs = cells
+            .chunks_exact(width)
+            .map(|cell| cell[COL_AUC])
+            .collect();
+        let max_sum = max_cell * tasks as f64;
+        let ints = if max_sum <= f64::from(u16::MAX) {
+            Ints::U16(int_columns(cells, width))
+        } else if max_sum <= f64::from(u32::MAX) {
+            Ints::U32(int_columns(cells, width))
+        } else {
+            Ints::F64(int_columns(cells, width))
+        };
+        ResampleTable {
+            dataset: dataset.to_string(),
+            n_tasks: tasks,
+            n_conds: conditions,
+            width,
+            ints,
+            aucs,
+        }
+    }
+
+    /// The values of chunk `chunk` of a bootstrap with `resamples` resamples under `seed`.
+    pub fn chunk(&self, resamples: usize, seed: u64, chunk: usize) -> Vec<f64> {
+        let mut rng = Resampler::for_chunk(seed, &self.dataset, chunk as u64);
+        let len = chunk_range(resamples, chunk).len();
+        match &self.ints {
+            Ints::U16(ints) => run(self, ints, &mut rng, len),
+            Ints::U32(ints) => run(self, ints, &mut rng, len),
+            Ints::F64(ints) => run(self, ints, &mut rng, len),
+        }
+    }
+}
+
+/// The integer columns (all but AUC) of every cell, task row by task row.
+fn int_columns<T: Count>(cells: &[f64], width: usize) -> Vec<T> {
+    cells
+        .chunks_exact(width)
+        .flat_map(|cell| {
+            cell.iter()
+                .enumerate()
+                .filter(|&(col, _)| col != COL_AUC)
+                .map(|(_, &v)| T::from_cell(v))
+        })
+        .collect()
 }
 
 /// Sizes of one block's resampling.
@@ -140,6 +293,15 @@ trait Count: Copy + Default + std::ops::AddAssign {
     fn to_f64(self) -> f64;
 }
 
+impl Count for u16 {
+    fn from_cell(v: f64) -> Self {
+        v as u16
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
 impl Count for u32 {
     fn from_cell(v: f64) -> Self {
         v as u32
@@ -158,36 +320,24 @@ impl Count for f64 {
     }
 }
 
+/// `resamples` resamples of `block` drawn from `rng`: the values of one chunk.
 fn run<T: Count>(
-    block: &DatasetBlock,
+    table: &ResampleTable,
+    ints: &[T],
+    rng: &mut Resampler,
     resamples: usize,
-    seed: u64,
-    progress: &mut dyn FnMut(usize),
-) -> BlockSamples {
-    let n_conds = block.conditions.len();
-    let k_max = block.width - COL_SURVIVORS;
+) -> Vec<f64> {
+    let aucs = &table.aucs;
+    let n_conds = table.n_conds;
+    let k_max = table.width - COL_SURVIVORS;
     let stats = STAT_PEC + k_max;
-    // Integer columns (all but AUC) per task row, and the AUC column apart.
-    let int_width = block.width - 1;
-    let mut ints: Vec<T> = Vec::with_capacity(block.cells.len());
-    let mut aucs: Vec<f64> = Vec::with_capacity(block.cells.len() / block.width);
-    for cell in block.cells.chunks_exact(block.width) {
-        for (col, &v) in cell.iter().enumerate() {
-            if col == COL_AUC {
-                aucs.push(v);
-            } else {
-                ints.push(T::from_cell(v));
-            }
-        }
-    }
+    let int_width = table.width - 1;
     let int_row = n_conds * int_width;
     let mut values = vec![f64::NAN; n_conds * stats * resamples];
-    let n_tasks = block.tasks.len() as u32;
-    let mut rng = Resampler::new(seed, &block.dataset);
     let mut acc = vec![T::default(); int_row];
     let mut acc_auc = vec![0.0f64; n_conds];
     let shape = Shape {
-        n_tasks,
+        n_tasks: table.n_tasks as u32,
         n_conds,
         int_width,
         int_row,
@@ -198,23 +348,16 @@ fn run<T: Count>(
     for b in 0..resamples {
         one_resample(
             &shape,
-            &ints,
-            &aucs,
-            &mut rng,
+            ints,
+            aucs,
+            rng,
             &mut acc,
             &mut acc_auc,
             &mut values,
             b,
         );
-        if (b + 1) % 256 == 0 || b + 1 == resamples {
-            progress(b + 1);
-        }
     }
-    BlockSamples {
-        resamples,
-        stats,
-        values,
-    }
+    values
 }
 
 #[cfg(test)]
@@ -223,8 +366,9 @@ mod tests {
     use crate::ingest::read_files;
     use crate::score::{aggregate, MaxDepth};
 
-    /// The u32 fast path and the f64 fallback (taken when a sum could overflow u32) must give
-    /// the same bits: the choice is an optimisation, never a change of result.
+    /// The u16 and u32 fast paths and the f64 fallback (each taken when a sum could overflow the
+    /// narrower type) must give the same bits: the choice is an optimisation, never a change of
+    /// result.
     #[test]
     fn integer_and_float_accumulation_agree() {
         let mut text = String::new();
@@ -244,12 +388,24 @@ mod tests {
         let corpus = read_files([("r.jsonl", text.as_bytes())]);
         let agg = aggregate(&corpus, MaxDepth::Fixed(5));
         let block = &agg.blocks[0];
-        let fast = run::<u32>(block, 300, 7, &mut |_| {});
-        let wide = run::<f64>(block, 300, 7, &mut |_| {});
-        assert_eq!(fast.values.len(), wide.values.len());
-        for (a, b) in fast.values.iter().zip(&wide.values) {
-            assert_eq!(a.to_bits(), b.to_bits());
+        let table = ResampleTable::new(block);
+        let (cells, width) = (&block.cells, block.width);
+        for chunk in 0..3u64 {
+            let mut rng = Resampler::for_chunk(7, "d", chunk);
+            let fast = run::<u32>(&table, &int_columns(cells, width), &mut rng, 300);
+            let mut rng = Resampler::for_chunk(7, "d", chunk);
+            let narrow = run::<u16>(&table, &int_columns(cells, width), &mut rng, 300);
+            let mut rng = Resampler::for_chunk(7, "d", chunk);
+            let wide = run::<f64>(&table, &int_columns(cells, width), &mut rng, 300);
+            assert_eq!(fast.len(), wide.len());
+            for ((a, b), c) in fast.iter().zip(&wide).zip(&narrow) {
+                assert_eq!(a.to_bits(), b.to_bits());
+                assert_eq!(a.to_bits(), c.to_bits());
+            }
         }
-        assert_eq!(bootstrap_block(block, 300, 7, &mut |_| {}), fast);
+        assert!(matches!(table.ints, Ints::U16(_)));
+        let whole = bootstrap_block(block, 300, 7, &mut |_| {});
+        assert_eq!(whole.chunks.len(), 2);
+        assert_eq!(whole.chunks[1], bootstrap_chunk(block, 300, 7, 1));
     }
 }

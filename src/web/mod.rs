@@ -4,13 +4,14 @@
 //! - [`state`]: the stores (session, results) and the worker bridge;
 //! - [`view_state`]: what is on screen, mirrored in the URL hash;
 //! - [`protocol`]: the page ↔ worker messages;
-//! - [`worker`]: the worker's side;
+//! - [`worker`]: the worker's side; [`pool`]: the bootstrap spread over a pool of workers;
 //! - [`app`] and [`views`]: components; they read stores and call [`state::Session`] methods,
 //!   and compute nothing of their own beyond formatting.
 
 pub mod app;
 pub mod download;
 pub mod folders;
+pub mod pool;
 pub mod protocol;
 pub mod site;
 pub mod state;

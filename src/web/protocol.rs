@@ -23,6 +23,14 @@ pub struct JobSettings {
     /// Cross-condition comparisons asked for (besides the automatic ones).
     #[serde(default)]
     pub compare: Vec<(crate::report::ConditionRef, crate::report::ConditionRef)>,
+    /// Web Workers that run the bootstrap (1: the scoring worker alone). Not a report setting:
+    /// the report is the same bytes for any number.
+    #[serde(default = "one")]
+    pub workers: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl Default for JobSettings {
@@ -34,6 +42,7 @@ impl Default for JobSettings {
             max_depth: "10".to_string(),
             pairs: Vec::new(),
             compare: Vec::new(),
+            workers: 1,
         }
     }
 }
@@ -93,12 +102,38 @@ pub enum ToWorker {
     /// Compile the user's label rules (JSON text) and say whether they are usable. The page
     /// does not link the regular-expression engine (a size budget), so the worker checks them.
     CheckRules { text: String },
+    /// Coordinator: run the bootstrap on this many pool workers from now on (1: none).
+    Pool { size: u32 },
+    /// Pool worker: the per-task tables of a run's datasets, by block (`None`: not
+    /// bootstrapped); each block's cells are a `Float64Array` in the message's `cells` array.
+    PoolBlocks {
+        run: u32,
+        blocks: Vec<Option<PoolBlock>>,
+    },
+    /// Pool worker: run these jobs (they are `first..first + jobs.len()` of the run's list).
+    PoolChunks {
+        run: u32,
+        first: usize,
+        resamples: usize,
+        /// Decimal text, as in [`JobSettings::seed`].
+        seed: String,
+        jobs: Vec<crate::report::BootstrapJob>,
+    },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
         title: String,
         description: String,
     },
+}
+
+/// A dataset's per-task table as a pool worker needs it (the cells travel beside the message).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolBlock {
+    pub dataset: String,
+    pub tasks: usize,
+    pub conditions: usize,
+    pub width: usize,
 }
 
 /// Worker → page.
@@ -119,6 +154,9 @@ pub enum FromWorker {
         job: u32,
         json: String,
         compute_ms: f64,
+        /// Web Workers that ran the bootstrap (1: the scoring worker alone).
+        #[serde(default = "one")]
+        workers: u32,
     },
     Rollouts {
         job: u32,
@@ -146,6 +184,13 @@ pub enum FromWorker {
     RulesChecked {
         text: String,
         result: Result<Vec<crate::label::RuleSpec>, String>,
+    },
+    /// Pool worker → coordinator: the values of jobs `first..first + count`, one
+    /// `Float64Array` each in the message's `values` array.
+    PoolChunks {
+        run: u32,
+        first: usize,
+        count: usize,
     },
     /// The site zip is in the message's `zip` field.
     Site {

@@ -154,6 +154,7 @@ async fn open_site(session: Session, manifest: SiteManifest) {
             .iter()
             .map(|[a, b]| (a.clone(), b.clone()))
             .collect(),
+        workers: session.settings.get_untracked().workers,
     });
     // The published numbers first, for an instant display; the recomputation replaces them.
     results

@@ -53,6 +53,8 @@ pub enum Status {
     },
     Ready {
         compute_ms: f64,
+        /// Web Workers that ran the bootstrap.
+        workers: u32,
     },
     Failed(String),
     /// Stopped by the user's Cancel.
@@ -138,7 +140,10 @@ impl Session {
             files: RwSignal::new(Vec::new()),
             handles: StoredValue::new_local(Vec::new()),
             next_id: StoredValue::new(1),
-            settings: RwSignal::new(JobSettings::default()),
+            settings: RwSignal::new(JobSettings {
+                workers: default_workers(),
+                ..JobSettings::default()
+            }),
             notice: RwSignal::new(None),
             site: RwSignal::new(None),
             schema_checks: RwSignal::new(true),
@@ -153,13 +158,16 @@ impl Session {
         }
     }
 
-    /// Starts the worker now, so its WebAssembly is compiled before the first file arrives.
+    /// Starts the worker now, so its WebAssembly is compiled before the first file arrives
+    /// (and its pool's).
     pub fn warm_up(&self) {
         let (bridge, results) = (self.bridge, self.results);
+        let size = self.settings.get_untracked().workers;
         bridge.update_value(|b| {
             if b.worker.is_none() {
                 match spawn_worker(bridge, results) {
                     Ok((w, h)) => {
+                        send(&w, &ToWorker::Pool { size }, None);
                         b.worker = Some(w);
                         b._handler = Some(h);
                     }
@@ -284,6 +292,15 @@ impl Session {
 
     /// Changes the settings and recomputes.
     pub fn set_settings(&self, settings: JobSettings) {
+        if self.settings.get_untracked().workers != settings.workers {
+            // Start (or stop) pool workers now, so they are ready when a computation needs them.
+            let size = settings.workers;
+            self.bridge.with_value(|b| {
+                if let (Some(w), false) = (&b.worker, b.busy) {
+                    send(w, &ToWorker::Pool { size }, None);
+                }
+            });
+        }
         if self.settings.get_untracked() != settings {
             self.settings.set(settings);
             self.recompute();
@@ -336,6 +353,13 @@ impl Session {
                 if b.worker.is_none() {
                     match spawn_worker(bridge, results) {
                         Ok((w, h)) => {
+                            send(
+                                &w,
+                                &ToWorker::Pool {
+                                    size: settings.workers,
+                                },
+                                None,
+                            );
                             b.worker = Some(w);
                             b._handler = Some(h);
                         }
@@ -451,6 +475,14 @@ impl Session {
     }
 }
 
+/// The default pool size: the cores the browser reports, at most [`super::pool::MAX_POOL`].
+fn default_workers() -> u32 {
+    web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .filter(|n| n.is_finite() && *n >= 1.0)
+        .map_or(1, |n| (n as u32).min(super::pool::MAX_POOL))
+}
+
 fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {
     let obj = js_sys::Object::new();
     let text = serde_json::to_string(msg).unwrap_or_default();
@@ -521,13 +553,17 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             job,
             json,
             compute_ms,
+            workers,
         } if job == current => {
             bridge.update_value(|b| b.busy = false);
             match serde_json::from_str::<Report>(&json) {
                 Ok(report) => {
                     results.report.set(Some(Arc::new(report)));
                     results.report_json.set(Arc::new(json));
-                    results.status.set(Status::Ready { compute_ms });
+                    results.status.set(Status::Ready {
+                        compute_ms,
+                        workers,
+                    });
                 }
                 Err(e) => results
                     .status

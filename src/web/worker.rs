@@ -14,7 +14,7 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use super::protocol::{FromWorker, ToWorker};
 use crate::browse::{list_rollouts, pair_tasks, parse_steps};
 use crate::ingest::Ingest;
-use crate::report::build_report_full;
+use crate::report::ReportPlan;
 use crate::rollout::Corpus;
 
 /// Bytes read per chunk: large enough to keep the per-call overhead small, small enough for
@@ -322,15 +322,42 @@ fn on_message(event: MessageEvent) {
                         .collect()
                 })
                 .unwrap_or_default();
-            match compute(job, &names, &options, files, &settings) {
-                Ok(msg) => post(&msg),
-                Err(message) => post(&FromWorker::Failed { job, message }),
+            wasm_bindgen_futures::spawn_local(async move {
+                match compute(job, &names, &options, files, &settings).await {
+                    Ok(msg) => post(&msg),
+                    Err(message) => post(&FromWorker::Failed { job, message }),
+                }
+            });
+        }
+        ToWorker::Pool { size } => super::pool::resize(size),
+        ToWorker::PoolBlocks { run, blocks } => {
+            let cells = js_sys::Reflect::get(&data, &"cells".into())
+                .map(|c| js_sys::Array::from(&c))
+                .unwrap_or_default();
+            if let Err(message) = super::pool::take_blocks(&blocks, &cells) {
+                post(&FromWorker::Failed { job: run, message });
             }
         }
         ToWorker::CheckRules { text } => {
             let result = crate::label::LabelSettings::parse_user_rules(&text);
             post(&FromWorker::RulesChecked { text, result });
         }
+        ToWorker::PoolChunks {
+            run,
+            first,
+            resamples,
+            seed,
+            jobs,
+        } => match super::pool::run_chunks(run, first, resamples, &seed, &jobs) {
+            Ok((msg, values, transfer)) => {
+                let text = serde_json::to_string(&msg).unwrap_or_default();
+                let obj = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+                let _ = js_sys::Reflect::set(&obj, &"values".into(), &values);
+                let _ = scope().post_message_with_transfer(&obj, &transfer);
+            }
+            Err(message) => post(&FromWorker::Failed { job: run, message }),
+        },
         ToWorker::Rollouts { job, query } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
                 let page = list_rollouts(&state.corpus, &query);
@@ -387,7 +414,7 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
-fn compute(
+async fn compute(
     job: u32,
     names: &[String],
     options: &[crate::formats::ImportOptions],
@@ -472,7 +499,7 @@ fn compute(
         done: total as u64,
         total: total as u64,
     });
-    let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
+    let mut progress = move |p: crate::report::Progress| {
         if now() - last > PROGRESS_MS || p.done == p.total {
             last = now();
             post(&FromWorker::Progress {
@@ -482,7 +509,18 @@ fn compute(
                 total: p.total,
             });
         }
-    });
+    };
+    super::pool::resize(job_settings.workers);
+    let plan = ReportPlan::new(&corpus, &settings);
+    // The pool when there is one and work for it; else this worker alone (the fallback).
+    let pooled = super::pool::size() >= 2 && !plan.jobs().is_empty();
+    let (values, workers) = if pooled {
+        let values = super::pool::run_bootstrap(&plan, Box::new(progress)).await?;
+        (values, super::pool::size() as u32)
+    } else {
+        (plan.run_bootstrap(&mut progress), 1)
+    };
+    let report = plan.finish(&corpus, Some(&summary), values);
     let json = report.to_json();
     STATE.with(|s| {
         *s.borrow_mut() = Some(State {
@@ -498,6 +536,7 @@ fn compute(
         job,
         json,
         compute_ms: now() - started,
+        workers,
     })
 }
 

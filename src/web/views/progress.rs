@@ -38,7 +38,13 @@ pub fn ProgressBar() -> impl IntoView {
         Status::Computing { done, total, .. } => {
             format!("Bootstrap: {done} of {total} resamples")
         }
-        Status::Ready { compute_ms } => format!("Done in {:.0} ms", compute_ms),
+        Status::Ready {
+            compute_ms,
+            workers,
+        } => match workers {
+            0 | 1 => format!("Done in {compute_ms:.0} ms"),
+            n => format!("Done in {compute_ms:.0} ms on {n} workers"),
+        },
         Status::Failed(m) => m,
         Status::Cancelled => "Cancelled".to_string(),
         Status::Empty => String::new(),

@@ -1,4 +1,5 @@
-//! Settings: resamples, seed, confidence level, max depth; a change recomputes in the worker.
+//! Settings: resamples, seed, confidence level, max depth, workers; a change recomputes in the
+//! worker.
 
 use leptos::prelude::*;
 
@@ -64,6 +65,23 @@ pub fn SettingsPanel() -> impl IntoView {
                     title="a number, or all"
                     prop:value=move || s.get().max_depth
                     on:change=update(Box::new(|n, v| n.max_depth = v.trim().to_string()))
+                />
+                <label for="set-workers">"Workers"</label>
+                <input
+                    id="set-workers"
+                    type="number"
+                    min="1"
+                    max=crate::web::pool::MAX_POOL
+                    step="1"
+                    title="Web Workers that run the bootstrap (the numbers do not depend on it)"
+                    data-testid="settings-workers"
+                    prop:value=move || s.get().workers.to_string()
+                    on:change=update(Box::new(|n, v| {
+                        n.workers = v
+                            .trim()
+                            .parse::<u32>()
+                            .map_or(n.workers, |w| w.clamp(1, crate::web::pool::MAX_POOL))
+                    }))
                 />
                 <label for="set-dp">"Decimals"</label>
                 <select

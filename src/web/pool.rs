@@ -1,0 +1,369 @@
+//! The bootstrap across a pool of Web Workers.
+//!
+//! The worker the page talks to (the coordinator) parses the files and scores them, as it always
+//! did; with a pool size of 2 or more it then hands the bootstrap's chunks
+//! ([`crate::report::BootstrapJob`]) to that many pool workers — instances of the same worker
+//! wasm it starts itself (nested workers) — and merges their values in job order before building
+//! the report, so the report is the same bytes for any pool size. Each pool worker is sent the
+//! per-task tables of the datasets once ([`ToWorker::PoolBlocks`]: cells as `Float64Array`s
+//! beside the JSON), then batches of jobs ([`ToWorker::PoolChunks`]); it answers each batch with
+//! the chunks' values ([`FromWorker::PoolChunks`], `Float64Array`s moved, not copied). Jobs are
+//! handed out as workers finish, two batches in flight per worker, so a slow worker delays no
+//! one. No memory is shared (a static host cannot send the headers `SharedArrayBuffer` needs).
+//!
+//! Cancelling terminates the coordinator, and with it every worker it started. Pool size 1
+//! (or a report without a bootstrap) is the single-worker path: the coordinator runs every job.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+use super::protocol::{FromWorker, PoolBlock, ToWorker};
+use crate::report::{BootstrapJob, Progress, ReportPlan};
+use crate::stats::bootstrap::{chunk_range, ResampleTable};
+
+/// The largest pool the app starts, whatever the machine reports.
+pub const MAX_POOL: u32 = 8;
+
+/// Jobs per message to a pool worker: a few milliseconds of work, so messages cost little and
+/// the last worker to finish waits for at most one batch.
+const BATCH: usize = 2;
+
+/// A pool worker as the coordinator holds it.
+struct Member {
+    worker: Worker,
+    /// Keeps the message handler alive as long as its worker.
+    _handler: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// One bootstrap spread over the pool.
+struct Run {
+    id: u32,
+    jobs: Vec<BootstrapJob>,
+    resamples: usize,
+    seed: u64,
+    values: Vec<Option<Vec<f64>>>,
+    /// The next job to hand out.
+    next: usize,
+    /// Jobs whose values came back.
+    finished: usize,
+    done_resamples: u64,
+    total_resamples: u64,
+    /// Resolves the coordinator's wait when every job is back (or rejects on a failure).
+    resolve: Option<js_sys::Function>,
+    reject: Option<js_sys::Function>,
+    progress: Box<dyn FnMut(Progress)>,
+}
+
+thread_local! {
+    static MEMBERS: RefCell<Vec<Member>> = const { RefCell::new(Vec::new()) };
+    static RUN: RefCell<Option<Run>> = const { RefCell::new(None) };
+    static NEXT_RUN: RefCell<u32> = const { RefCell::new(1) };
+    /// A pool worker's tables, by block index (`None`: a block without bootstrap).
+    static TABLES: RefCell<Vec<Option<ResampleTable>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Starts or stops pool workers so that `size` are running (none for a size of 1: the
+/// coordinator alone is the single-worker path). Starting them early lets their WebAssembly
+/// compile before the first file is picked.
+pub fn resize(size: u32) {
+    let want = if size >= 2 {
+        size.min(MAX_POOL) as usize
+    } else {
+        0
+    };
+    MEMBERS.with(|m| {
+        let mut members = m.borrow_mut();
+        while members.len() > want {
+            if let Some(member) = members.pop() {
+                // Unhook first: a message already queued must not reach the handler this drop
+                // frees ("closure invoked after being dropped").
+                member.worker.set_onmessage(None);
+                member.worker.set_onerror(None);
+                member.worker.terminate();
+            }
+        }
+        while members.len() < want {
+            match spawn(members.len()) {
+                Ok(member) => members.push(member),
+                Err(_) => break, // fewer workers, same result
+            }
+        }
+    });
+}
+
+/// The pool workers running now.
+pub fn size() -> usize {
+    MEMBERS.with(|m| m.borrow().len())
+}
+
+fn spawn(index: usize) -> Result<Member, JsValue> {
+    let worker = Worker::new("./worker-loader.js")?;
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        on_member_message(index, event)
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        fail(format!("pool worker {} stopped unexpectedly", index + 1))
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    Ok(Member {
+        worker,
+        _handler: handler,
+        _on_error: on_error,
+    })
+}
+
+fn send(worker: &Worker, msg: &ToWorker, key: &str, value: &JsValue) {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(msg).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    if !key.is_empty() {
+        let _ = js_sys::Reflect::set(&obj, &key.into(), value);
+    }
+    let _ = worker.post_message(&obj);
+}
+
+/// Runs the bootstrap of `plan` on the pool and returns the values of its jobs in job order;
+/// `progress` is called as chunks come back.
+pub async fn run_bootstrap(
+    plan: &ReportPlan<'_>,
+    progress: Box<dyn FnMut(Progress)>,
+) -> Result<Vec<Vec<f64>>, String> {
+    let jobs = plan.jobs();
+    let id = NEXT_RUN.with(|n| {
+        let mut n = n.borrow_mut();
+        *n += 1;
+        *n
+    });
+    // The per-task tables, once per pool worker.
+    // What each block's chunks resample: the block itself, or its copy widened by the
+    // shared-task columns of cross-condition pairs.
+    let resampled: Vec<Option<&crate::score::DatasetBlock>> = (0..plan.agg.blocks.len())
+        .map(|b| plan.resampled(b))
+        .collect();
+    let heads: Vec<Option<PoolBlock>> = resampled
+        .iter()
+        .map(|block| {
+            block.map(|block| PoolBlock {
+                dataset: block.dataset.clone(),
+                tasks: block.tasks.len(),
+                conditions: block.conditions.len(),
+                width: block.width,
+            })
+        })
+        .collect();
+    let cells = js_sys::Array::new();
+    for block in &resampled {
+        let data: &[f64] = block.map_or(&[], |block| &block.cells);
+        cells.push(&js_sys::Float64Array::from(data));
+    }
+    let blocks_msg = ToWorker::PoolBlocks {
+        run: id,
+        blocks: heads,
+    };
+    MEMBERS.with(|m| {
+        for member in m.borrow().iter() {
+            send(&member.worker, &blocks_msg, "cells", &cells);
+        }
+    });
+    let total_resamples = jobs
+        .iter()
+        .map(|j| chunk_range(plan.resamples(), j.chunk).len() as u64)
+        .sum();
+    let mut resolve_reject = (None, None);
+    let promise = js_sys::Promise::new(&mut |resolve, reject| {
+        resolve_reject = (Some(resolve), Some(reject));
+    });
+    RUN.with(|r| {
+        *r.borrow_mut() = Some(Run {
+            id,
+            values: vec![None; jobs.len()],
+            jobs,
+            resamples: plan.resamples(),
+            seed: plan.seed(),
+            next: 0,
+            finished: 0,
+            done_resamples: 0,
+            total_resamples,
+            resolve: resolve_reject.0,
+            reject: resolve_reject.1,
+            progress,
+        })
+    });
+    let members = size();
+    for index in 0..members {
+        // Two batches in flight per worker: the next one is queued while it runs this one.
+        dispatch(index);
+        dispatch(index);
+    }
+    let outcome = wasm_bindgen_futures::JsFuture::from(promise).await;
+    let run = RUN.with(|r| r.borrow_mut().take());
+    match (outcome, run) {
+        (Ok(_), Some(run)) => Ok(run
+            .values
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect()),
+        (Err(e), _) => Err(e
+            .as_string()
+            .unwrap_or_else(|| "the worker pool failed".to_string())),
+        (Ok(_), None) => Err("the worker pool lost its run".to_string()),
+    }
+}
+
+/// Sends the next batch of jobs to pool worker `index`, if any are left.
+fn dispatch(index: usize) {
+    let batch = RUN.with(|r| {
+        let mut r = r.borrow_mut();
+        let run = r.as_mut()?;
+        if run.next >= run.jobs.len() {
+            return None;
+        }
+        let first = run.next;
+        let end = (first + BATCH).min(run.jobs.len());
+        run.next = end;
+        Some(ToWorker::PoolChunks {
+            run: run.id,
+            first,
+            resamples: run.resamples,
+            seed: run.seed.to_string(),
+            jobs: run.jobs[first..end].to_vec(),
+        })
+    });
+    if let Some(msg) = batch {
+        MEMBERS.with(|m| {
+            if let Some(member) = m.borrow().get(index) {
+                send(&member.worker, &msg, "", &JsValue::UNDEFINED);
+            }
+        });
+    }
+}
+
+/// A pool worker's answer, on the coordinator.
+fn on_member_message(index: usize, event: MessageEvent) {
+    let data = event.data();
+    let text = js_sys::Reflect::get(&data, &"msg".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    match serde_json::from_str::<FromWorker>(&text) {
+        Ok(FromWorker::PoolChunks { run, first, count }) => {
+            let arrays = js_sys::Reflect::get(&data, &"values".into())
+                .map(|v| js_sys::Array::from(&v))
+                .unwrap_or_default();
+            let finished = RUN.with(|r| {
+                let mut r = r.borrow_mut();
+                let state = r.as_mut().filter(|s| s.id == run)?;
+                for (i, array) in arrays.iter().take(count).enumerate() {
+                    let values = array.unchecked_into::<js_sys::Float64Array>().to_vec();
+                    let job = state.jobs[first + i];
+                    state.done_resamples += chunk_range(state.resamples, job.chunk).len() as u64;
+                    if state.values[first + i].replace(values).is_none() {
+                        state.finished += 1;
+                    }
+                }
+                (state.progress)(Progress {
+                    done: state.done_resamples,
+                    total: state.total_resamples,
+                });
+                Some(state.finished == state.jobs.len())
+            });
+            match finished {
+                Some(true) => {
+                    let resolve =
+                        RUN.with(|r| r.borrow_mut().as_mut().and_then(|s| s.resolve.take()));
+                    if let Some(resolve) = resolve {
+                        let _ = resolve.call0(&JsValue::NULL);
+                    }
+                }
+                Some(false) => dispatch(index),
+                None => {}
+            }
+        }
+        Ok(FromWorker::Failed { message, .. }) => {
+            fail(format!("pool worker {}: {message}", index + 1))
+        }
+        _ => {} // Ready and the like
+    }
+}
+
+/// Ends the current run with an error.
+fn fail(message: String) {
+    let reject = RUN.with(|r| r.borrow_mut().as_mut().and_then(|s| s.reject.take()));
+    if let Some(reject) = reject {
+        let _ = reject.call1(&JsValue::NULL, &message.into());
+    }
+}
+
+/// On a pool worker: keeps the tables of a run's blocks.
+pub fn take_blocks(blocks: &[Option<PoolBlock>], cells: &js_sys::Array) -> Result<(), String> {
+    let tables = blocks
+        .iter()
+        .enumerate()
+        .map(|(b, head)| {
+            head.as_ref()
+                .map(|h| {
+                    let data = cells
+                        .get(b as u32)
+                        .unchecked_into::<js_sys::Float64Array>()
+                        .to_vec();
+                    if data.len() != h.tasks * h.conditions * h.width {
+                        return Err(format!(
+                            "block {b}: {} cells, expected {}",
+                            data.len(),
+                            h.tasks * h.conditions * h.width
+                        ));
+                    }
+                    Ok(ResampleTable::from_cells(
+                        &h.dataset,
+                        h.tasks,
+                        h.conditions,
+                        h.width,
+                        &data,
+                    ))
+                })
+                .transpose()
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    TABLES.with(|t| *t.borrow_mut() = tables);
+    Ok(())
+}
+
+/// On a pool worker: runs a batch of jobs; the values go back as `Float64Array`s, moved.
+pub fn run_chunks(
+    run: u32,
+    first: usize,
+    resamples: usize,
+    seed: &str,
+    jobs: &[BootstrapJob],
+) -> Result<(FromWorker, js_sys::Array, js_sys::Array), String> {
+    let seed: u64 = seed.parse().map_err(|_| format!("bad seed {seed:?}"))?;
+    let values = js_sys::Array::new();
+    let transfer = js_sys::Array::new();
+    TABLES.with(|t| {
+        let tables = t.borrow();
+        for job in jobs {
+            let table = tables
+                .get(job.block)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| format!("no table for block {}", job.block))?;
+            let array = js_sys::Float64Array::from(&table.chunk(resamples, seed, job.chunk)[..]);
+            transfer.push(&array.buffer());
+            values.push(&array);
+        }
+        Ok::<_, String>(())
+    })?;
+    Ok((
+        FromWorker::PoolChunks {
+            run,
+            first,
+            count: jobs.len(),
+        },
+        values,
+        transfer,
+    ))
+}
