@@ -24,8 +24,8 @@ fi
 WASM_BUDGET=1500000
 APP_BUDGET=2500000
 # Interim ceilings: the sizes of this commit's build plus a little room for small changes.
-WASM_CEILING=2200000
-APP_CEILING=3300000
+WASM_CEILING=2400000
+APP_CEILING=3500000
 total=0
 total_gz=0
 over=0
