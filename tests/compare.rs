@@ -55,6 +55,14 @@ fn cross<'a>(r: &'a Report, a: (&str, &str), b: (&str, &str)) -> &'a PairedRepor
         .unwrap_or_else(|| panic!("no pair {a:?} − {b:?} in {:#?}", r.paired))
 }
 
+/// Each paired entry as "kind A-B", in report order.
+fn pair_kinds(r: &Report) -> Vec<String> {
+    r.paired
+        .iter()
+        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
+        .collect()
+}
+
 fn close(x: Option<f64>, y: f64) {
     let x = x.expect("a value");
     assert!((x - y).abs() < 1e-12, "{x} ≠ {y}");
@@ -178,11 +186,7 @@ fn equal_to_method_and_model_pairs_where_both_apply() {
     same_numbers(asked, method_pair);
     // The asked pair replaces the method pair of the same two conditions; the other method
     // pairs stay, and nothing else of the conditions kind is made (the model has 3 methods).
-    let kinds: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let kinds = pair_kinds(&r);
     assert_eq!(
         kinds,
         ["methods x-y", "methods y-z", "conditions m / x-m / z"],
@@ -221,11 +225,7 @@ fn one_entry_per_two_conditions() {
     // m2 skipped t5: the pairs differ in shared tasks.
     lines.retain(|l| !(l.contains(r#""model":"m2""#) && l.contains(r#""task_id":"t5""#)));
     let r = report(&lines, &settings(200));
-    let kinds: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let kinds = pair_kinds(&r);
     assert_eq!(
         kinds,
         [
@@ -249,11 +249,7 @@ fn one_entry_per_two_conditions() {
     let mut lines = grid(&["m1", "m2"], &["base"], 4, 1);
     lines.extend(grid(&["m1"], &["extra"], 4, 1));
     let r = report(&lines, &settings(0));
-    let kinds: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let kinds = pair_kinds(&r);
     assert_eq!(kinds, ["methods base-extra", "models m1-m2"], "{kinds:?}");
 }
 
@@ -310,11 +306,7 @@ fn automatic_leaderboard_pairs() {
     lines.extend(grid(&["m2"], &["q"], 5, 1));
     lines.extend(grid(&["m3"], &["r"], 5, 1));
     let r = report(&lines, &settings(0));
-    let pairs: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let pairs = pair_kinds(&r);
     assert_eq!(
         pairs,
         [
@@ -327,21 +319,13 @@ fn automatic_leaderboard_pairs() {
     s.pairs = vec![("p".into(), "q".into())];
     s.compare = vec![(ConditionRef::new("m3", "r"), ConditionRef::new("m1", "p"))];
     let r = report(&lines, &s);
-    let pairs: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let pairs = pair_kinds(&r);
     assert_eq!(pairs, ["conditions m3 / r-m1 / p"]);
     // An asked pair replaces the automatic pair of the same two conditions, in the asked order.
     let mut s = settings(0);
     s.compare = vec![(ConditionRef::new("m3", "r"), ConditionRef::new("m1", "p"))];
     let r = report(&lines, &s);
-    let pairs: Vec<String> = r
-        .paired
-        .iter()
-        .map(|p| format!("{} {}-{}", p.compare, p.a, p.b))
-        .collect();
+    let pairs = pair_kinds(&r);
     assert_eq!(
         pairs,
         [
