@@ -625,7 +625,10 @@ fn accept_lines_parallel(
     if start < lines.len() {
         groups.push(start..lines.len());
     }
-    let prepared = crate::parallel::map(&groups, |g| {
+    // The pool prepares the groups while this thread takes their lines in order as soon as
+    // each group is ready.
+    let mut at = 0;
+    let prepare = |g: &std::ops::Range<usize>| {
         lines[g.clone()]
             .iter()
             .map(|line| match line {
@@ -640,30 +643,33 @@ fn accept_lines_parallel(
                 Pending::TooLong { .. } => None,
             })
             .collect::<Vec<_>>()
+    };
+    crate::parallel::map_each(&groups, prepare, |prepared| {
+        for prepared in prepared {
+            let line = match &lines[at] {
+                Pending::Text {
+                    number,
+                    offset,
+                    range,
+                } => Line::Text {
+                    number: *number,
+                    offset: *offset,
+                    bytes: &text[range.clone()],
+                },
+                &Pending::TooLong {
+                    number,
+                    offset,
+                    len,
+                } => Line::TooLong {
+                    number,
+                    offset,
+                    len,
+                },
+            };
+            accept_line(corpus, session, file, Format::Canonical, line, prepared);
+            at += 1;
+        }
     });
-    for (line, prepared) in lines.into_iter().zip(prepared.into_iter().flatten()) {
-        let line = match line {
-            Pending::Text {
-                number,
-                offset,
-                range,
-            } => Line::Text {
-                number,
-                offset,
-                bytes: &text[range],
-            },
-            Pending::TooLong {
-                number,
-                offset,
-                len,
-            } => Line::TooLong {
-                number,
-                offset,
-                len,
-            },
-        };
-        accept_line(corpus, session, file, Format::Canonical, line, prepared);
-    }
 }
 
 fn accept_line(
