@@ -15,6 +15,9 @@
 //! until the file ends and converted then; BFCL result/score pairs and tau2 directory-form runs,
 //! which need several files, are resolved when the input ends ([`Ingest::finish`]).
 //!
+//! Natively, a large pushed chunk of canonical JSONL is parsed on several threads
+//! ([`ParallelParse`]) with the same result as on one.
+//!
 //! ```
 //! use prefix_exec::ingest::Ingest;
 //! let mut ingest = Ingest::new();
