@@ -559,11 +559,13 @@ pub fn read_files_with<'a>(
     ingest.finish()
 }
 
-/// A line of a chunk read in parallel, its bytes copied into the chunk's text.
+/// A line of a chunk read in parallel: its bytes are `range` of the chunk, or of the copies of
+/// lines that are not in the chunk (`copied`).
 enum Pending {
     Text {
         number: u64,
         offset: u64,
+        copied: bool,
         range: std::ops::Range<usize>,
     },
     TooLong {
@@ -571,6 +573,32 @@ enum Pending {
         offset: u64,
         len: u64,
     },
+}
+
+impl Pending {
+    fn line<'a>(&self, chunk: &'a [u8], copies: &'a [u8]) -> Line<'a> {
+        match self {
+            Pending::Text {
+                number,
+                offset,
+                copied,
+                range,
+            } => Line::Text {
+                number: *number,
+                offset: *offset,
+                bytes: &(if *copied { copies } else { chunk })[range.clone()],
+            },
+            &Pending::TooLong {
+                number,
+                offset,
+                len,
+            } => Line::TooLong {
+                number,
+                offset,
+                len,
+            },
+        }
+    }
 }
 
 /// The lines completed by `chunk`, their context-free readings computed on several threads, then
@@ -583,36 +611,59 @@ fn accept_lines_parallel(
     chunk: &[u8],
     group: Option<usize>,
 ) {
-    let mut text = Vec::with_capacity(chunk.len());
+    // Lines are read where they lie in the chunk, not copied: memory stays what the single-
+    // threaded path takes. The line begun in an earlier chunk (held by the splitter, possibly
+    // long) comes first and is taken at once, on this thread; a line outside the chunk after a
+    // pending one (none in practice) is copied.
+    let chunk_at = chunk.as_ptr() as usize;
+    let mut copies = Vec::new();
     let mut lines = Vec::new();
-    splitter.push(chunk, &mut |line| match line {
-        Line::Text {
+    splitter.push(chunk, &mut |line| {
+        if let Line::Text {
             number,
             offset,
             bytes,
-        } => {
-            let start = text.len();
-            text.extend_from_slice(bytes);
-            lines.push(Pending::Text {
+        } = line
+        {
+            let at = (bytes.as_ptr() as usize).wrapping_sub(chunk_at);
+            if at <= chunk.len() && bytes.len() <= chunk.len() - at {
+                lines.push(Pending::Text {
+                    number,
+                    offset,
+                    copied: false,
+                    range: at..at + bytes.len(),
+                });
+                return;
+            }
+            if !lines.is_empty() {
+                let start = copies.len();
+                copies.extend_from_slice(bytes);
+                lines.push(Pending::Text {
+                    number,
+                    offset,
+                    copied: true,
+                    range: start..copies.len(),
+                });
+                return;
+            }
+        }
+        match line {
+            Line::TooLong {
                 number,
                 offset,
-                range: start..text.len(),
-            });
+                len,
+            } if !lines.is_empty() => lines.push(Pending::TooLong {
+                number,
+                offset,
+                len,
+            }),
+            line => accept_line(corpus, session, file, Format::Canonical, line, None),
         }
-        Line::TooLong {
-            number,
-            offset,
-            len,
-        } => lines.push(Pending::TooLong {
-            number,
-            offset,
-            len,
-        }),
     });
     // Groups of whole lines, of about `group` bytes each: a few per thread, so a slow group
     // does not leave the other threads idle.
     let group = group
-        .unwrap_or(text.len() / (4 * crate::parallel::threads()).max(1))
+        .unwrap_or(chunk.len() / (4 * crate::parallel::threads()).max(1))
         .max(1);
     let mut groups = Vec::new();
     let (mut start, mut bytes) = (0, 0);
@@ -634,41 +685,17 @@ fn accept_lines_parallel(
     let prepare = |g: &std::ops::Range<usize>| {
         lines[g.clone()]
             .iter()
-            .map(|line| match line {
-                Pending::Text { range, .. } => {
-                    let bytes = &text[range.clone()];
-                    if bytes.iter().all(u8::is_ascii_whitespace) {
-                        None
-                    } else {
-                        crate::formats::canonical::prepare_line(bytes)
-                    }
+            .map(|line| match line.line(chunk, &copies) {
+                Line::Text { bytes, .. } if !bytes.iter().all(u8::is_ascii_whitespace) => {
+                    crate::formats::canonical::prepare_line(bytes)
                 }
-                Pending::TooLong { .. } => None,
+                _ => None,
             })
             .collect::<Vec<_>>()
     };
     crate::parallel::map_each(&groups, prepare, |prepared| {
         for prepared in prepared {
-            let line = match &lines[at] {
-                Pending::Text {
-                    number,
-                    offset,
-                    range,
-                } => Line::Text {
-                    number: *number,
-                    offset: *offset,
-                    bytes: &text[range.clone()],
-                },
-                &Pending::TooLong {
-                    number,
-                    offset,
-                    len,
-                } => Line::TooLong {
-                    number,
-                    offset,
-                    len,
-                },
-            };
+            let line = lines[at].line(chunk, &copies);
             accept_line(corpus, session, file, Format::Canonical, line, prepared);
             at += 1;
         }
