@@ -123,8 +123,8 @@ mod cli {
         /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
         #[arg(long, default_value = "10", value_parser = parse_depth)]
         max_depth: MaxDepth,
-        /// Threads for the bootstrap and the intervals (default: every available core). The
-        /// report is byte-identical for any number.
+        /// Threads for the bootstrap, the intervals and the parse of large canonical JSONL files
+        /// (default: every available core). The report is byte-identical for any number.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
     }

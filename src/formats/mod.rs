@@ -130,6 +130,20 @@ pub(crate) trait FormatReader {
     /// One non-blank line of a file read line by line, at `source`.
     fn line(&mut self, _out: &mut Sink<'_>, _format: Format, _source: Source, _bytes: &[u8]) {}
 
+    /// [`FormatReader::line`] with the line's context-free reading done ahead, on another
+    /// thread ([`canonical::prepare_line`]; the ingest prepares canonical lines only). A
+    /// reader that prepares nothing reads the line as usual.
+    fn prepared_line(
+        &mut self,
+        out: &mut Sink<'_>,
+        format: Format,
+        source: Source,
+        bytes: &[u8],
+        _prepared: Option<canonical::Prepared>,
+    ) {
+        self.line(out, format, source, bytes);
+    }
+
     /// A whole document of file `file`, at its end; its first value starts at byte `open`.
     fn document(
         &mut self,

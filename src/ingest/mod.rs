@@ -15,6 +15,9 @@
 //! until the file ends and converted then; BFCL result/score pairs and tau2 directory-form runs,
 //! which need several files, are resolved when the input ends ([`Ingest::finish`]).
 //!
+//! Natively, a large pushed chunk of canonical JSONL is parsed on several threads
+//! ([`ParallelParse`]) with the same result as on one.
+//!
 //! ```
 //! use prefix_exec::ingest::Ingest;
 //! let mut ingest = Ingest::new();
@@ -81,6 +84,54 @@ pub struct Ingest {
     /// Per file: what the corpus held when it began, and the hash of its bytes.
     marks: Vec<FileMark>,
     session: Session,
+    parallel: ParallelParse,
+}
+
+/// When a pushed chunk of canonical JSONL is parsed on several threads.
+///
+/// The chunk's complete lines are cut into groups of whole lines, and each line's context-free
+/// reading ([`crate::formats::canonical::prepare_line`]: JSON parse and validation) is computed
+/// on [`crate::parallel::map`]'s threads; then every line is taken in line order exactly as the
+/// single-threaded path takes it (tools in force, exclusions, line numbers, diagnostics and their
+/// cap, repeats, [`Corpus::add_rollout`]), before `push` returns. The corpus is therefore the same
+/// by construction, whatever the groups and the number of threads; only chunks large enough for
+/// the threads to pay are split. Memory stays bounded by the chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParallelParse {
+    /// Chunks shorter than this are read line by line on the calling thread.
+    pub min_chunk: usize,
+    /// Bytes of lines per group (a group ends at the first line boundary past it); `None`: the
+    /// chunk is cut into a few groups per thread.
+    pub group: Option<usize>,
+    /// Split even when there is one thread (for tests: the path is then exercised everywhere).
+    pub forced: bool,
+}
+
+impl ParallelParse {
+    /// Chunks from this size on are split across threads (the CLI reads 1 MiB chunks).
+    pub const MIN_CHUNK: usize = 256 * 1024;
+
+    /// Off: every line is read on the calling thread.
+    pub const OFF: ParallelParse = ParallelParse {
+        min_chunk: usize::MAX,
+        group: None,
+        forced: false,
+    };
+
+    fn applies(&self, chunk: usize) -> bool {
+        // `threads` is asked last: it starts rayon's pool, which the CLI sizes first.
+        chunk >= self.min_chunk && (self.forced || crate::parallel::threads() > 1)
+    }
+}
+
+impl Default for ParallelParse {
+    fn default() -> Self {
+        ParallelParse {
+            min_chunk: Self::MIN_CHUNK,
+            group: None,
+            forced: false,
+        }
+    }
 }
 
 /// Where the corpus stood when a file began, so a repeated file can be taken back out.
@@ -101,6 +152,7 @@ impl Default for Ingest {
             readers: Vec::new(),
             marks: Vec::new(),
             session: Session::new(),
+            parallel: ParallelParse::default(),
         }
     }
 }
@@ -125,6 +177,12 @@ impl Ingest {
         let mut ingest = Self::default();
         ingest.session.keep_converted();
         ingest
+    }
+
+    /// Sets when canonical JSONL chunks are parsed on several threads (the result does not
+    /// depend on it; see [`ParallelParse`]).
+    pub fn set_parallel_parse(&mut self, parallel: ParallelParse) {
+        self.parallel = parallel;
     }
 
     /// Starts a file with the default [`ImportOptions`]; its chunks are then given to
@@ -187,9 +245,14 @@ impl Ingest {
             Reader::Lines { splitter, format } => {
                 let format = *format;
                 let (corpus, session) = (&mut self.corpus, &mut self.session);
-                splitter.push(chunk, &mut |line| {
-                    accept_line(corpus, session, file, format, line)
-                });
+                if format == Format::Canonical && self.parallel.applies(chunk.len()) {
+                    let group = self.parallel.group;
+                    accept_lines_parallel(corpus, session, file, splitter, chunk, group);
+                } else {
+                    splitter.push(chunk, &mut |line| {
+                        accept_line(corpus, session, file, format, line, None)
+                    });
+                }
                 corpus.files[i].bytes = splitter.bytes();
             }
             Reader::Document(bytes) | Reader::Archive(bytes) => {
@@ -341,7 +404,7 @@ impl Ingest {
                 format,
             } => {
                 let (corpus, session) = (&mut self.corpus, &mut self.session);
-                splitter.finish(&mut |line| accept_line(corpus, session, file, format, line));
+                splitter.finish(&mut |line| accept_line(corpus, session, file, format, line, None));
                 let info = &mut corpus.files[i];
                 info.bytes = splitter.bytes();
                 info.lines = splitter.lines();
@@ -496,12 +559,156 @@ pub fn read_files_with<'a>(
     ingest.finish()
 }
 
+/// A line of a chunk read in parallel: its bytes are `range` of the chunk, or of the copies of
+/// lines that are not in the chunk (`copied`).
+enum Pending {
+    Text {
+        number: u64,
+        offset: u64,
+        copied: bool,
+        range: std::ops::Range<usize>,
+    },
+    TooLong {
+        number: u64,
+        offset: u64,
+        len: u64,
+    },
+}
+
+impl Pending {
+    fn line<'a>(&self, chunk: &'a [u8], copies: &'a [u8]) -> Line<'a> {
+        match self {
+            Pending::Text {
+                number,
+                offset,
+                copied,
+                range,
+            } => Line::Text {
+                number: *number,
+                offset: *offset,
+                bytes: &(if *copied { copies } else { chunk })[range.clone()],
+            },
+            &Pending::TooLong {
+                number,
+                offset,
+                len,
+            } => Line::TooLong {
+                number,
+                offset,
+                len,
+            },
+        }
+    }
+}
+
+/// The lines completed by `chunk`, their context-free readings computed on several threads, then
+/// each taken in line order by [`accept_line`]; see [`ParallelParse`].
+fn accept_lines_parallel(
+    corpus: &mut Corpus,
+    session: &mut Session,
+    file: FileId,
+    splitter: &mut LineSplitter,
+    chunk: &[u8],
+    group: Option<usize>,
+) {
+    // Lines are read where they lie in the chunk, not copied: memory stays what the single-
+    // threaded path takes. The line begun in an earlier chunk (held by the splitter, possibly
+    // long) comes first and is taken at once, on this thread; a line outside the chunk after a
+    // pending one (none in practice) is copied.
+    let chunk_at = chunk.as_ptr() as usize;
+    let mut copies = Vec::new();
+    let mut lines = Vec::new();
+    splitter.push(chunk, &mut |line| {
+        if let Line::Text {
+            number,
+            offset,
+            bytes,
+        } = line
+        {
+            let at = (bytes.as_ptr() as usize).wrapping_sub(chunk_at);
+            if at <= chunk.len() && bytes.len() <= chunk.len() - at {
+                lines.push(Pending::Text {
+                    number,
+                    offset,
+                    copied: false,
+                    range: at..at + bytes.len(),
+                });
+                return;
+            }
+            if !lines.is_empty() {
+                let start = copies.len();
+                copies.extend_from_slice(bytes);
+                lines.push(Pending::Text {
+                    number,
+                    offset,
+                    copied: true,
+                    range: start..copies.len(),
+                });
+                return;
+            }
+        }
+        match line {
+            Line::TooLong {
+                number,
+                offset,
+                len,
+            } if !lines.is_empty() => lines.push(Pending::TooLong {
+                number,
+                offset,
+                len,
+            }),
+            line => accept_line(corpus, session, file, Format::Canonical, line, None),
+        }
+    });
+    // Groups of whole lines, of about `group` bytes each: a few per thread, so a slow group
+    // does not leave the other threads idle.
+    let group = group
+        .unwrap_or(chunk.len() / (4 * crate::parallel::threads()).max(1))
+        .max(1);
+    let mut groups = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (k, line) in lines.iter().enumerate() {
+        if let Pending::Text { range, .. } = line {
+            bytes += range.len() + 1;
+        }
+        if bytes >= group {
+            groups.push(start..k + 1);
+            (start, bytes) = (k + 1, 0);
+        }
+    }
+    if start < lines.len() {
+        groups.push(start..lines.len());
+    }
+    // The pool prepares the groups while this thread takes their lines in order as soon as
+    // each group is ready.
+    let mut at = 0;
+    let prepare = |g: &std::ops::Range<usize>| {
+        lines[g.clone()]
+            .iter()
+            .map(|line| match line.line(chunk, &copies) {
+                Line::Text { bytes, .. } if !bytes.iter().all(u8::is_ascii_whitespace) => {
+                    crate::formats::canonical::prepare_line(bytes)
+                }
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    crate::parallel::map_each(&groups, prepare, |prepared| {
+        for prepared in prepared {
+            let line = lines[at].line(chunk, &copies);
+            accept_line(corpus, session, file, Format::Canonical, line, prepared);
+            at += 1;
+        }
+    });
+}
+
 fn accept_line(
     corpus: &mut Corpus,
     session: &mut Session,
     file: FileId,
     format: Format,
     line: Line<'_>,
+    prepared: Option<crate::formats::canonical::Prepared>,
 ) {
     let (number, offset, bytes) = match line {
         Line::Text {
@@ -529,5 +736,11 @@ fn accept_line(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return;
     }
-    session.line(corpus, file.index(), format, number, offset, bytes);
+    let source = crate::rollout::Source {
+        file: file.0,
+        line: number,
+        offset,
+        len: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+    };
+    session.line(corpus, format, source, bytes, prepared);
 }

@@ -134,27 +134,21 @@ impl Session {
         f(self.readers[r].as_mut(), &mut sink);
     }
 
-    /// One non-blank line of a line-based file.
+    /// One non-blank line of a line-based file, at `source`, with its context-free reading if it
+    /// was done ahead ([`crate::formats::canonical::prepare_line`]).
     pub(crate) fn line(
         &mut self,
         corpus: &mut Corpus,
-        file: usize,
         format: Format,
-        number: u64,
-        offset: u64,
+        source: Source,
         bytes: &[u8],
+        prepared: Option<crate::formats::canonical::Prepared>,
     ) {
-        let source = Source {
-            file: file as u32,
-            line: number,
-            offset,
-            len: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
-        };
         let Some(r) = self.reader_of(format) else {
             return;
         };
         self.with_reader(corpus, r, |reader, sink| {
-            reader.line(sink, format, source, bytes)
+            reader.prepared_line(sink, format, source, bytes, prepared)
         });
     }
 

@@ -149,11 +149,32 @@ impl LineContext {
 /// Parses one non-blank line of canonical JSONL: a rollout, with the tool-schema checks of
 /// `ctx`, or a tools line.
 pub fn parse_line_ext(bytes: &[u8], ctx: &mut LineContext) -> Result<CanonicalLine, LineError> {
+    parse_line_prepared(bytes, ctx, None)
+}
+
+/// The part of reading a canonical line that depends on the line alone (its JSON parse and
+/// validation), done ahead of the line's turn by [`prepare_line`].
+pub type Prepared = Result<(ParsedRollout, LineExtra), LineError>;
+
+/// The context-free reading of a non-blank line, which any thread may compute in any order;
+/// `None` for a line that mentions `tools`, whose reading depends on the file's tools in force
+/// and is left to its turn. [`parse_line_prepared`] finishes it in line order.
+pub fn prepare_line(bytes: &[u8]) -> Option<Prepared> {
+    (!contains(bytes, b"\"tools\"")).then(|| parse_wire(bytes))
+}
+
+/// [`parse_line_ext`] given the line's [`prepare_line`] result, if it was computed: the result
+/// is the same either way (the prepared part is a pure function of the line's bytes).
+pub fn parse_line_prepared(
+    bytes: &[u8],
+    ctx: &mut LineContext,
+    prepared: Option<Prepared>,
+) -> Result<CanonicalLine, LineError> {
     // Only lines that mention tools need their members located; most lines skip this.
     let mut line_tools: Option<Arc<ToolSet>> = None;
     let mut unusable = Vec::new();
     let mut has_tools = false;
-    if contains(bytes, b"\"tools\"") && std::str::from_utf8(bytes).is_ok() {
+    if prepared.is_none() && contains(bytes, b"\"tools\"") && std::str::from_utf8(bytes).is_ok() {
         let open = skip_ws(bytes, 0);
         if bytes.get(open) == Some(&b'{') {
             let (members, _) = members(bytes, open);
@@ -201,7 +222,10 @@ pub fn parse_line_ext(bytes: &[u8], ctx: &mut LineContext) -> Result<CanonicalLi
             }
         }
     }
-    let (mut parsed, mut extra) = parse_wire(bytes)?;
+    let (mut parsed, mut extra) = match prepared {
+        Some(prepared) => prepared?,
+        None => parse_wire(bytes)?,
+    };
     extra.has_tools = has_tools;
     extra.unusable_tools = unusable;
     let tools = if has_tools {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{parse_line_ext, CanonicalLine, LineContext};
+use super::{parse_line_ext, parse_line_prepared, CanonicalLine, LineContext, Prepared};
 use crate::formats::draft::{unusable_message, Draft};
 use crate::formats::schema_check::ToolSet;
 use crate::formats::sink::Sink;
@@ -68,14 +68,25 @@ impl FormatReader for Canonical {
             .then_some(LineShape::Lines(Format::Canonical))
     }
 
-    fn line(&mut self, out: &mut Sink<'_>, _format: Format, source: Source, bytes: &[u8]) {
+    fn line(&mut self, out: &mut Sink<'_>, format: Format, source: Source, bytes: &[u8]) {
+        self.prepared_line(out, format, source, bytes, None);
+    }
+
+    fn prepared_line(
+        &mut self,
+        out: &mut Sink<'_>,
+        _format: Format,
+        source: Source,
+        bytes: &[u8],
+        prepared: Option<Prepared>,
+    ) {
         let file = source.file as usize;
         let schema_checks = out.options(file).schema_checks;
         let ctx = self
             .lines
             .entry(file)
             .or_insert_with(|| LineContext::new(schema_checks));
-        match parse_line_ext(bytes, ctx) {
+        match parse_line_prepared(bytes, ctx, prepared) {
             Ok(CanonicalLine::Tools(set)) => {
                 let n = set.as_ref().map_or(0, |s| s.len() as u64);
                 if let Some(s) = set.as_deref().filter(|s| !s.unusable.is_empty()) {
