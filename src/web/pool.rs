@@ -64,6 +64,12 @@ thread_local! {
     static NEXT_RUN: RefCell<u32> = const { RefCell::new(1) };
     /// A pool worker's tables, by block index (`None`: a block without bootstrap).
     static TABLES: RefCell<Vec<Option<ResampleTable>>> = const { RefCell::new(Vec::new()) };
+    /// The error handler of a worker being let go: it cancels the event, which would otherwise
+    /// travel up to the page as an uncaught error. Terminating a worker that is still loading
+    /// its WebAssembly can fire one (seen when the pool shrinks right after the page starts it).
+    /// Never dropped, so a late event never reaches a freed closure.
+    static DISMISSED: Closure<dyn FnMut(web_sys::Event)> =
+        Closure::new(|event: web_sys::Event| event.prevent_default());
 }
 
 /// Starts or stops pool workers so that `size` are running (none for a size of 1: the
@@ -82,7 +88,7 @@ pub fn resize(size: u32) {
                 // Unhook first: a message already queued must not reach the handler this drop
                 // frees ("closure invoked after being dropped").
                 member.worker.set_onmessage(None);
-                member.worker.set_onerror(None);
+                DISMISSED.with(|d| member.worker.set_onerror(Some(d.as_ref().unchecked_ref())));
                 member.worker.terminate();
             }
         }
