@@ -166,35 +166,52 @@ fn pair_restricts_and_orients_the_paired_comparisons() {
     assert!(String::from_utf8(out.stdout).unwrap() == library_report(&settings).to_json());
 }
 
+/// `score FILE --json -` on `threads` threads, without built-in labels.
+fn threads_args<'a>(
+    file: &'a str,
+    bootstrap: &'a str,
+    seed: &'a str,
+    threads: &'a str,
+) -> Vec<&'a str> {
+    vec![
+        "score",
+        file,
+        "--bootstrap",
+        bootstrap,
+        "--seed",
+        seed,
+        "--threads",
+        threads,
+        "--json",
+        "-",
+        "--quiet",
+        "--no-builtin-labels",
+    ]
+}
+
+/// The report bytes of `threads_args` on 1, 2 and 8 threads, each run asserted successful.
+fn reports_by_threads(
+    dir: &std::path::Path,
+    file: &str,
+    bootstrap: &str,
+    seed: &str,
+) -> Vec<Vec<u8>> {
+    ["1", "2", "8"]
+        .into_iter()
+        .map(|n| {
+            let out = run(dir, &threads_args(file, bootstrap, seed, n));
+            assert!(out.status.success(), "--threads {n}: {:?}", out.status);
+            out.stdout
+        })
+        .collect()
+}
+
 /// The bootstrap's chunks are the same work whatever runs them: `--threads 1`, `2` and `8` write
 /// the same bytes, equal to the library's (which uses every core), with several chunks per
 /// dataset (1,000 resamples = 4 chunks) and paired deltas.
 #[test]
 fn report_bytes_do_not_depend_on_threads() {
-    let args = |threads: &'static str| {
-        vec![
-            "score",
-            "small.jsonl",
-            "--bootstrap",
-            "1000",
-            "--seed",
-            "3",
-            "--threads",
-            threads,
-            "--json",
-            "-",
-            "--quiet",
-            "--no-builtin-labels",
-        ]
-    };
-    let reports: Vec<Vec<u8>> = ["1", "2", "8"]
-        .into_iter()
-        .map(|n| {
-            let out = run(&golden_dir(), &args(n));
-            assert!(out.status.success(), "--threads {n}: {:?}", out.status);
-            out.stdout
-        })
-        .collect();
+    let reports = reports_by_threads(&golden_dir(), "small.jsonl", "1000", "3");
     let expected = library_report(&Settings {
         bootstrap: 1000,
         seed: 3,
@@ -209,7 +226,10 @@ fn report_bytes_do_not_depend_on_threads() {
             "--threads {n} differs from the library"
         );
     }
-    let bad = run(&golden_dir(), &args("0"));
+    let bad = run(
+        &golden_dir(),
+        &threads_args("small.jsonl", "1000", "3", "0"),
+    );
     assert!(!bad.status.success(), "--threads 0 accepted");
 }
 
@@ -242,30 +262,7 @@ fn parallel_parse_does_not_change_the_report() {
         std::env::temp_dir().join(format!("prefix-exec-parallel-parse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("big.jsonl"), &text).unwrap();
-    let args = |threads: &'static str| {
-        vec![
-            "score",
-            "big.jsonl",
-            "--bootstrap",
-            "50",
-            "--seed",
-            "2",
-            "--threads",
-            threads,
-            "--json",
-            "-",
-            "--quiet",
-            "--no-builtin-labels",
-        ]
-    };
-    let reports: Vec<Vec<u8>> = ["1", "2", "8"]
-        .into_iter()
-        .map(|n| {
-            let out = run(&dir, &args(n));
-            assert!(out.status.success(), "--threads {n}: {:?}", out.status);
-            out.stdout
-        })
-        .collect();
+    let reports = reports_by_threads(&dir, "big.jsonl", "50", "2");
     let options = prefix_exec::formats::ImportOptions {
         labels: prefix_exec::label::LabelSettings::off(),
         ..Default::default()

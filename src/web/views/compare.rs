@@ -5,8 +5,9 @@
 
 use leptos::prelude::*;
 
+use super::rollouts::step_list;
 use super::{choice_select, distinct, report};
-use crate::browse::{PairTasksQuery, StepView, TaskSide};
+use crate::browse::{PairTasksQuery, TaskSide};
 use crate::report::derive::delta_reading;
 use crate::report::table::fmt_num;
 use crate::report::{ConditionRef, Delta, PairSide, PairedReport, PecDelta};
@@ -416,30 +417,4 @@ fn SideBySide() -> impl IntoView {
             </div>
         })
     }
-}
-
-/// One rollout's steps, the first rejected step marked and the later ones greyed.
-fn step_list(steps: Vec<StepView>) -> AnyView {
-    let items = steps
-        .into_iter()
-        .map(|s| {
-            let class = if s.first_error {
-                "step first-error"
-            } else if s.after_first_error {
-                "step after-error"
-            } else {
-                "step"
-            };
-            view! {
-                <li class=class data-testid="step" data-first-error=s.first_error.to_string()>
-                    <span class="depth">{s.depth}</span>
-                    <code class="tool">{s.tool.clone().unwrap_or_else(|| "(no tool name)".to_string())}</code>
-                    <code class="args">{s.args.clone().unwrap_or_default()}</code>
-                    {s.first_error.then(|| view! { <span class="tag">"first rejected step"</span> })}
-                    {s.error.clone().map(|e| view! { <div class="error-text">{e}</div> })}
-                </li>
-            }
-        })
-        .collect_view();
-    view! { <ol class="steps">{items}</ol> }.into_any()
 }

@@ -181,6 +181,26 @@ fn FileOptions(id: u32) -> impl IntoView {
             </label>
         }
     };
+    let check = move |label: &'static str,
+                      testid: &'static str,
+                      get: fn(&ImportOptions) -> bool,
+                      set: fn(&mut ImportOptions, bool)| {
+        view! {
+            <label>
+                <input
+                    type="checkbox"
+                    data-testid=testid
+                    prop:checked=move || get(&current())
+                    on:change=move |e| {
+                        let mut o = current();
+                        set(&mut o, event_target_checked(&e));
+                        session.set_file_options(id, o);
+                    }
+                />
+                {label}
+            </label>
+        }
+    };
     view! {
         <details class="file-options">
             <summary>"Options"</summary>
@@ -205,19 +225,12 @@ fn FileOptions(id: u32) -> impl IntoView {
                         .collect()
                 },
             )}
-            <label>
-                <input
-                    type="checkbox"
-                    data-testid="file-exclude-inference-errors"
-                    prop:checked=move || current().exclude_inference_errors
-                    on:change=move |e| {
-                        let mut o = current();
-                        o.exclude_inference_errors = event_target_checked(&e);
-                        session.set_file_options(id, o);
-                    }
-                />
-                " Exclude BFCL inference errors (scored as failed before any step otherwise, as the leaderboard counts them)"
-            </label>
+            {check(
+                " Exclude BFCL inference errors (scored as failed before any step otherwise, as the leaderboard counts them)",
+                "file-exclude-inference-errors",
+                |o| o.exclude_inference_errors,
+                |o, v| o.exclude_inference_errors = v,
+            )}
             <p class="hint">"Excluded rollouts are counted under Input problems."</p>
             <fieldset class="inspect-options">
                 <legend>"Inspect logs"</legend>
@@ -236,19 +249,12 @@ fn FileOptions(id: u32) -> impl IntoView {
                     |o| o.inspect.threshold.map(|t| t.to_string()).unwrap_or_default(),
                     |o, v| o.inspect.threshold = v.trim().parse::<f64>().ok().filter(|t| t.is_finite()),
                 )}
-                <label class="check">
-                    <input
-                        type="checkbox"
-                        data-testid="file-keep-errored"
-                        prop:checked=move || current().inspect.keep_errored
-                        on:change=move |e| {
-                            let mut o = current();
-                            o.inspect.keep_errored = event_target_checked(&e);
-                            session.set_file_options(id, o);
-                        }
-                    />
-                    " Keep errored samples as failures"
-                </label>
+                {check(
+                " Keep errored samples as failures",
+                "file-keep-errored",
+                |o| o.inspect.keep_errored,
+                |o, v| o.inspect.keep_errored = v,
+            )}
             </fieldset>
             <fieldset class="stack">
                 <legend>"ToolSandbox run (set on its result_summary.json)"</legend>
@@ -284,19 +290,12 @@ fn FileOptions(id: u32) -> impl IntoView {
                         }
                     />
                 </label>
-                <label>
-                    <input
-                        type="checkbox"
-                        data-testid="file-ts-provider"
-                        prop:checked=move || current().toolsandbox.keep_provider_errors
-                        on:change=move |e| {
-                            let mut o = current();
-                            o.toolsandbox.keep_provider_errors = event_target_checked(&e);
-                            session.set_file_options(id, o);
-                        }
-                    />
-                    " Keep scenarios that failed with a provider error (as failures)"
-                </label>
+                {check(
+                " Keep scenarios that failed with a provider error (as failures)",
+                "file-ts-provider",
+                |o| o.toolsandbox.keep_provider_errors,
+                |o, v| o.toolsandbox.keep_provider_errors = v,
+            )}
             </fieldset>
         </details>
     }

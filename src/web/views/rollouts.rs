@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::dom::target_value;
 use super::report;
-use crate::browse::{Outcome, RolloutQuery};
+use crate::browse::{Outcome, RolloutQuery, StepView};
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
 
@@ -142,38 +142,7 @@ pub fn Rollouts() -> impl IntoView {
             Ok(steps) if steps.is_empty() => view! {
                 <div class="detail" data-testid="rollout-detail"><p>"No tool call: one terminal no-tool action (T = 1)."</p></div>
             }.into_any(),
-            Ok(steps) => {
-                let items = steps
-                    .into_iter()
-                    .map(|s| {
-                        let class = if s.first_error {
-                            "step first-error"
-                        } else if s.after_first_error {
-                            "step after-error"
-                        } else {
-                            "step"
-                        };
-                        view! {
-                            <li
-                                class=class
-                                data-testid="step"
-                                data-first-error=s.first_error.to_string()
-                                data-after-error=s.after_first_error.to_string()
-                            >
-                                <span class="depth">{s.depth}</span>
-                                <code class="tool">{s.tool.clone().unwrap_or_else(|| "(no tool name)".to_string())}</code>
-                                {s.agent_tool.clone().map(|a| view! { <span class="muted" data-testid="step-agent-tool">{format!(" (called as {a})")}</span> })}
-                                <code class="args">{s.args.clone().unwrap_or_default()}</code>
-                                {s.first_error.then(|| view! { <span class="tag">"first invalid step"</span> })}
-                                {s.after_first_error.then(|| view! { <span class="tag muted">"after first error"</span> })}
-                                {s.label.clone().map(|l| view! { <span class="tag">{l}</span> })}
-                                {s.error.clone().map(|e| view! { <div class="error-text">{e}</div> })}
-                            </li>
-                        }
-                    })
-                    .collect_view();
-                view! { <div class="detail" data-testid="rollout-detail"><ol class="steps">{items}</ol></div> }.into_any()
-            }
+            Ok(steps) => view! { <div class="detail" data-testid="rollout-detail">{step_list(steps)}</div> }.into_any(),
         })
     };
     view! {
@@ -246,4 +215,39 @@ fn label_title(r: &crate::browse::RolloutRow) -> String {
         (None, _) if r.label.is_some() => "no label rule matched".to_string(),
         (None, _) => String::new(),
     }
+}
+
+/// One rollout's steps, as the rollout browser and the paired comparison show them: the first
+/// rejected step marked, the later ones greyed, each with its label and error text.
+pub(super) fn step_list(steps: Vec<StepView>) -> AnyView {
+    let items = steps
+        .into_iter()
+        .map(|s| {
+            let class = if s.first_error {
+                "step first-error"
+            } else if s.after_first_error {
+                "step after-error"
+            } else {
+                "step"
+            };
+            view! {
+                <li
+                    class=class
+                    data-testid="step"
+                    data-first-error=s.first_error.to_string()
+                    data-after-error=s.after_first_error.to_string()
+                >
+                    <span class="depth">{s.depth}</span>
+                    <code class="tool">{s.tool.clone().unwrap_or_else(|| "(no tool name)".to_string())}</code>
+                    {s.agent_tool.clone().map(|a| view! { <span class="muted" data-testid="step-agent-tool">{format!(" (called as {a})")}</span> })}
+                    <code class="args">{s.args.clone().unwrap_or_default()}</code>
+                    {s.first_error.then(|| view! { <span class="tag">"first rejected step"</span> })}
+                    {s.after_first_error.then(|| view! { <span class="tag muted">"after first error"</span> })}
+                    {s.label.clone().map(|l| view! { <span class="tag">{l}</span> })}
+                    {s.error.clone().map(|e| view! { <div class="error-text">{e}</div> })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ol class="steps">{items}</ol> }.into_any()
 }
