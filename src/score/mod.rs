@@ -25,18 +25,10 @@
 
 use crate::rollout::{ConditionId, Corpus, TaskId};
 
-/// Column of [`DatasetBlock::cells`]: rollouts.
-pub const COL_N: usize = 0;
-/// Column: fully executable rollouts (`FED = T + 1`).
-pub const COL_FULL: usize = 1;
-/// Column: successful rollouts.
-pub const COL_SUCCESS: usize = 2;
-/// Column: sum of FED.
-pub const COL_FED: usize = 3;
-/// Column: sum of `(FED − 1)/T`.
-pub const COL_AUC: usize = 4;
-/// Column of `#{FED > 1}`; `#{FED > k}` is at `COL_SURVIVORS + k − 1`.
-pub const COL_SURVIVORS: usize = 5;
+/// Columns of [`DatasetBlock::cells`] (defined beside the resampling loop, which reads them):
+/// rollouts, fully executable rollouts (`FED = T + 1`), successes, the sum of FED, the sum of
+/// `(FED − 1)/T`, and from `COL_SURVIVORS` on `#{FED > k}` at `COL_SURVIVORS + k − 1`.
+pub use prefix_exec_kernel::{COL_AUC, COL_FED, COL_FULL, COL_N, COL_SUCCESS, COL_SURVIVORS};
 
 /// The metrics of one condition, as exact counts (and one canonical float sum).
 #[derive(Clone, Debug, PartialEq)]

@@ -12,7 +12,7 @@
 pub mod bootstrap;
 pub mod normal;
 pub mod percentile;
-pub mod resample;
+pub use prefix_exec_kernel::resample;
 pub mod wilson;
 
 /// Tolerance for the identity checks that compare two floating-point routes to the same number

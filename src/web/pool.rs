@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
-use super::protocol::{FromWorker, PoolBlock, ToWorker};
+use super::protocol::{FromWorker, PoolBlock, PoolReply, ToWorker};
 use crate::report::{BootstrapJob, Progress, ReportPlan};
 use crate::stats::bootstrap::{chunk_range, ResampleTable};
 
@@ -256,8 +256,8 @@ fn on_member_message(index: usize, event: MessageEvent) {
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_default();
-    match serde_json::from_str::<FromWorker>(&text) {
-        Ok(FromWorker::PoolChunks { run, first, count }) => {
+    match serde_json::from_str::<PoolReply>(&text) {
+        Ok(PoolReply::PoolChunks { run, first, count }) => {
             let arrays = js_sys::Reflect::get(&data, &"values".into())
                 .map(|v| js_sys::Array::from(&v))
                 .unwrap_or_default();
@@ -290,9 +290,7 @@ fn on_member_message(index: usize, event: MessageEvent) {
                 None => {}
             }
         }
-        Ok(FromWorker::Failed { message, .. }) => {
-            fail(format!("pool worker {}: {message}", index + 1))
-        }
+        Ok(PoolReply::Failed { message }) => fail(format!("pool worker {}: {message}", index + 1)),
         _ => {} // Ready and the like
     }
 }

@@ -202,3 +202,22 @@ pub enum FromWorker {
         message: String,
     },
 }
+
+/// What the scoring worker reads of a pool worker's message: the JSON of [`FromWorker`]'s
+/// `pool_chunks` and `failed` messages (any other, such as `ready`, is ignored). A type of its
+/// own so that the worker's wasm does not carry `FromWorker`'s deserializer, which only the page
+/// needs (a size budget, README "Size").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PoolReply {
+    PoolChunks {
+        run: u32,
+        first: usize,
+        count: usize,
+    },
+    Failed {
+        message: String,
+    },
+    #[serde(other)]
+    Other,
+}

@@ -100,7 +100,12 @@ pub async fn open_with_data(session: Session) {
     // is still opened as the plain app.
     if is_site_page() {
         if let Ok(bytes) = fetch_bytes(&format!("./{MANIFEST}")).await {
-            match serde_json::from_slice::<SiteManifest>(&bytes) {
+            // Parsed from text, as the worker's reports are: `from_slice` would link a second
+            // copy of the whole report's JSON reader (serde instantiates it per input type).
+            let text = std::str::from_utf8(&bytes).map_err(|e| e.to_string());
+            match text
+                .and_then(|t| serde_json::from_str::<SiteManifest>(t).map_err(|e| e.to_string()))
+            {
                 Ok(m) if m.schema == SITE_SCHEMA => return open_site(session, m).await,
                 Ok(_) => {}
                 Err(e) => session.notice.set(Some(format!(

@@ -7,7 +7,7 @@
 //! its own stream also means adding a dataset to a report leaves the other datasets' intervals
 //! unchanged.
 //!
-//! The bootstrap cuts a dataset's resamples into chunks ([`crate::stats::bootstrap::CHUNK`]) and
+//! The bootstrap cuts a dataset's resamples into chunks ([`crate::CHUNK`]) and
 //! each chunk draws from its own position of the dataset's stream: chunk `i` starts at word
 //! `i·2^CHUNK_WORD_BITS` ([`Resampler::for_chunk`]). A draw takes a data-dependent number of
 //! words (uniform sampling rejects some), so chunks starting at fixed positions are what makes

@@ -1,0 +1,48 @@
+//! The bootstrap's resampling loop of prefix-exec (see its `stats::bootstrap`): the per-task
+//! table a resample sums rows of ([`ResampleTable`]), the draws ([`resample::Resampler`]) and
+//! the layout both share with the scoring code, which re-exports these items.
+//!
+//! A crate of its own for one reason: Cargo sets optimisation levels per crate. The browser's
+//! worker is optimised for size except this crate, which stays at opt-level 3 so that the
+//! compiler unrolls and vectorises (wasm SIMD) the loop where a report spends most of its time
+//! (`[profile.wasm-worker.package.prefix-exec-kernel]` in the main `Cargo.toml`). Its generic
+//! code is instantiated here, never by a caller, for the same reason.
+
+pub mod resample;
+mod table;
+
+pub use table::{BlockCells, ResampleTable};
+
+/// Column of a per-task table's cells (`score::DatasetBlock::cells`): rollouts.
+pub const COL_N: usize = 0;
+/// Column: fully executable rollouts (`FED = T + 1`).
+pub const COL_FULL: usize = 1;
+/// Column: successful rollouts.
+pub const COL_SUCCESS: usize = 2;
+/// Column: sum of FED.
+pub const COL_FED: usize = 3;
+/// Column: sum of `(FED − 1)/T`.
+pub const COL_AUC: usize = 4;
+/// Column of `#{FED > 1}`; `#{FED > k}` is at `COL_SURVIVORS + k − 1`.
+pub const COL_SURVIVORS: usize = 5;
+
+/// Statistic slots of a resample's values (prefix-exec's `BlockSamples`): TER, mean FED,
+/// AUC-PEC, final success, then PEC(k).
+pub const STAT_TER: usize = 0;
+pub const STAT_MEAN_FED: usize = 1;
+pub const STAT_AUC: usize = 2;
+pub const STAT_SUCCESS: usize = 3;
+pub const STAT_PEC: usize = 4;
+
+/// Resamples per chunk. A dataset's `B` resamples are cut into chunks of this many (the last
+/// one shorter): the unit of parallel work (threads natively, Web Workers in the browser) and of
+/// random streams. Chunk `i` always covers resamples `i·CHUNK..` and draws from its own
+/// position of the dataset's stream ([`resample::Resampler::for_chunk`]), so which thread or
+/// worker runs it, and in what order, cannot change a number.
+pub const CHUNK: usize = 250;
+
+/// The resamples of chunk `chunk`.
+pub fn chunk_range(resamples: usize, chunk: usize) -> std::ops::Range<usize> {
+    let start = (chunk * CHUNK).min(resamples);
+    start..((chunk + 1) * CHUNK).min(resamples)
+}
