@@ -5,31 +5,21 @@
 #
 #   bash bench/size.sh             # builds dist/ with Trunk if it is missing, prints the table
 #   bash bench/size.sh --check     # the same, and exits 1 when a #15 budget is exceeded
-#   bash bench/size.sh --ceiling   # exits 1 above the interim ceilings (below), so the sizes
-#                                  # reached so far cannot regress while #15's budgets are unmet
 #
-# scripts/test.sh runs the ceiling check after its release build (the worker's wasm is still
-# above #15's budget, see README "Size"; switch it to --check once the budgets are met). Sizes
-# are not timings: the check is exact and repeatable for a given toolchain.
+# scripts/test.sh runs the check after its release build. Sizes are not timings: the check is
+# exact and repeatable for a given toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
-case "${1:-}" in
-  --check) check=1 ;;
-  --ceiling) check=2 ;;
-esac
+[ "${1:-}" = --check ] && check=1
 if [ ! -f dist/index.html ]; then
   PATH="$PWD/node_modules/.bin:$PATH" TRUNK_SKIP_VERSION_CHECK=true trunk build --release --locked
 fi
 WASM_BUDGET=1500000
 APP_BUDGET=2500000
-# Interim ceilings: the sizes of this commit's build plus a little room for small changes.
-WASM_CEILING=2400000
-APP_CEILING=3500000
 total=0
 total_gz=0
 over=0
-over_ceiling=0
 printf '%-20s %12s %12s\n' file bytes gzip-9
 while IFS= read -r f; do
   rel=${f#dist/}
@@ -42,10 +32,6 @@ while IFS= read -r f; do
     mark="  OVER the ${WASM_BUDGET}-byte wasm budget"
     over=1
   fi
-  if [[ "$rel" == *.wasm ]] && [ "$bytes" -gt "$WASM_CEILING" ]; then
-    mark="$mark, and above the ${WASM_CEILING}-byte interim ceiling"
-    over_ceiling=1
-  fi
   printf '%-20s %12d %12d%s\n' "$rel" "$bytes" "$gz" "$mark"
 done < <(find dist -type f -not -path 'dist/examples/*' -not -path 'dist/.*' | sort)
 mark=""
@@ -53,19 +39,11 @@ if [ "$total" -gt "$APP_BUDGET" ]; then
   mark="  OVER the ${APP_BUDGET}-byte app budget"
   over=1
 fi
-if [ "$total" -gt "$APP_CEILING" ]; then
-  mark="$mark, and above the ${APP_CEILING}-byte interim ceiling"
-  over_ceiling=1
-fi
 printf '%-20s %12d %12d%s\n' "total (app)" "$total" "$total_gz" "$mark"
 if [ -d dist/examples ]; then
   printf '%-20s %12d %12s\n' "examples (excluded)" "$(du -sb dist/examples | cut -f1)" "-"
 fi
 if [ "$check" = 1 ] && [ "$over" = 1 ]; then
   echo "size check failed: a #15 budget is exceeded" >&2
-  exit 1
-fi
-if [ "$check" = 2 ] && [ "$over_ceiling" = 1 ]; then
-  echo "size check failed: an interim ceiling is exceeded (the app grew)" >&2
   exit 1
 fi

@@ -20,6 +20,6 @@ cargo test --locked
 step "trunk build --release"
 trunk build --release --locked
 step "app size (bench/size.sh)"
-bash bench/size.sh --ceiling
+bash bench/size.sh --check
 step "end-to-end tests (headless Chromium)"
 node --test --test-concurrency=1 e2e/

@@ -1,13 +1,16 @@
-//! The bootstrap's resampling loop of prefix-exec (see its `stats::bootstrap`): the per-task
-//! table a resample sums rows of ([`ResampleTable`]), the draws ([`resample::Resampler`]) and
-//! the layout both share with the scoring code, which re-exports these items.
+//! The hot loops of prefix-exec's statistics (see its `stats` module, which re-exports these
+//! items): the bootstrap's per-task table a resample sums rows of ([`ResampleTable`]), the
+//! draws ([`resample::Resampler`]), the layout both share with the scoring code, and the
+//! percentile selection of the intervals ([`percentile`]).
 //!
 //! A crate of its own for one reason: Cargo sets optimisation levels per crate. The browser's
 //! worker is optimised for size except this crate, which stays at opt-level 3 so that the
-//! compiler unrolls and vectorises (wasm SIMD) the loop where a report spends most of its time
-//! (`[profile.wasm-worker.package.prefix-exec-kernel]` in the main `Cargo.toml`). Its generic
-//! code is instantiated here, never by a caller, for the same reason.
+//! compiler unrolls and vectorises (wasm SIMD) the loops where a report spends most of its time
+//! (the root `Cargo.toml`, `[profile.wasm-worker]`). Its generic code is instantiated here where
+//! it can be: a generic function is compiled in the crate that instantiates it, at that crate's
+//! level.
 
+pub mod percentile;
 pub mod resample;
 mod table;
 

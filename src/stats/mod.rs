@@ -11,7 +11,7 @@
 
 pub mod bootstrap;
 pub mod normal;
-pub mod percentile;
+pub use prefix_exec_kernel::percentile;
 pub use prefix_exec_kernel::resample;
 pub mod wilson;
 
