@@ -284,7 +284,6 @@ fn one_resample<T: Count>(
     rng: &mut Resampler,
     acc: &mut [T],
     acc_auc: &mut [f64],
-    weights: &mut [u32],
     values: &mut [f64],
     b: usize,
 ) {
@@ -300,29 +299,16 @@ fn one_resample<T: Count>(
     let int_col = |col: usize| if col < COL_AUC { col } else { col - 1 };
     acc.fill(T::default());
     acc_auc.fill(0.0);
-    weights.fill(0);
     for _ in 0..n_tasks {
         let t = rng.index(n_tasks) as usize;
-        weights[t] += 1;
-        // Floating-point sums depend on their order: the AUC column is added draw by draw, as
-        // the resample's definition reads.
+        for (a, &x) in acc.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
+            *a += x;
+        }
         for (a, &x) in acc_auc
             .iter_mut()
             .zip(&aucs[t * n_conds..(t + 1) * n_conds])
         {
             *a += x;
-        }
-    }
-    // Integer sums do not depend on their order: a task drawn w times adds w times its row,
-    // visiting the rows in memory order (the table is bigger than the first-level cache, and a
-    // draw's row is a random one).
-    for (t, &w) in weights.iter().enumerate() {
-        if w == 0 {
-            continue;
-        }
-        let w = T::from_weight(w);
-        for (a, &x) in acc.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
-            *a += w * x;
         }
     }
     for c in 0..n_conds {
@@ -345,20 +331,14 @@ fn one_resample<T: Count>(
 }
 
 /// An accumulator type for the integer columns.
-trait Count: Copy + Default + std::ops::AddAssign + std::ops::Mul<Output = Self> {
+trait Count: Copy + Default + std::ops::AddAssign {
     fn from_cell(v: f64) -> Self;
-    /// How often a resample drew a task (at most the task count, which fits any accumulator
-    /// chosen: the sums themselves reach it).
-    fn from_weight(w: u32) -> Self;
     fn to_f64(self) -> f64;
 }
 
 impl Count for u16 {
     fn from_cell(v: f64) -> Self {
         v as u16
-    }
-    fn from_weight(w: u32) -> Self {
-        w as u16
     }
     fn to_f64(self) -> f64 {
         f64::from(self)
@@ -369,9 +349,6 @@ impl Count for u32 {
     fn from_cell(v: f64) -> Self {
         v as u32
     }
-    fn from_weight(w: u32) -> Self {
-        w
-    }
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
@@ -380,9 +357,6 @@ impl Count for u32 {
 impl Count for f64 {
     fn from_cell(v: f64) -> Self {
         v
-    }
-    fn from_weight(w: u32) -> Self {
-        f64::from(w)
     }
     fn to_f64(self) -> f64 {
         self
@@ -405,7 +379,6 @@ fn run<T: Count>(
     let mut values = vec![f64::NAN; n_conds * stats * resamples];
     let mut acc = vec![T::default(); int_row];
     let mut acc_auc = vec![0.0f64; n_conds];
-    let mut weights = vec![0u32; table.n_tasks];
     let shape = Shape {
         n_tasks: table.n_tasks as u32,
         n_conds,
@@ -423,7 +396,6 @@ fn run<T: Count>(
             rng,
             &mut acc,
             &mut acc_auc,
-            &mut weights,
             &mut values,
             b,
         );
