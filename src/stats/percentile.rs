@@ -60,12 +60,53 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 pub fn central_interval(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
     let [p_lo, p_hi] = tail_probabilities(level);
     if values.len() >= WINDOWED_FROM {
-        if let Some(found) = windowed(values, p_lo, p_hi) {
+        if let Some(found) = windowed(&values[..], p_lo, p_hi) {
             return found;
         }
     }
     values.retain(|v| v.is_finite());
     two_percentiles(values, p_lo, p_hi)
+}
+
+/// A series read where it lies — e.g. a bootstrap series spread over chunks, or the difference
+/// of two — without first copying it into one vector.
+pub trait Values {
+    fn count(&self) -> usize;
+    /// Value `i` (`i < count()`).
+    fn at(&self, i: usize) -> f64;
+    /// Every value, in order.
+    fn each(&self, f: impl FnMut(f64));
+}
+
+impl Values for [f64] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> f64 {
+        self[i]
+    }
+    fn each(&self, mut f: impl FnMut(f64)) {
+        for &v in self {
+            f(v);
+        }
+    }
+}
+
+/// [`central_interval`] of a series read in place: the same bits.
+pub fn central_interval_of(values: &(impl Values + ?Sized), level: f64) -> Option<[f64; 2]> {
+    let [p_lo, p_hi] = tail_probabilities(level);
+    if values.count() >= WINDOWED_FROM {
+        if let Some(found) = windowed(values, p_lo, p_hi) {
+            return found;
+        }
+    }
+    let mut all = Vec::with_capacity(values.count());
+    values.each(|v| {
+        if v.is_finite() {
+            all.push(v);
+        }
+    });
+    two_percentiles(&mut all, p_lo, p_hi)
 }
 
 /// The interval by the full selection alone: the reference [`central_interval`] must equal.
@@ -114,13 +155,13 @@ fn value_of(key: u64) -> f64 {
 /// values, those below each window, and gathers each window's values; a selection inside each
 /// window gives `x_j` and `x_{j+1}`. `None` — the caller selects over everything — when a wanted
 /// rank falls outside its window or the windows meet (a narrow `level`).
-fn windowed(values: &[f64], p_lo: f64, p_hi: f64) -> Option<Option<[f64; 2]>> {
-    let stride = (values.len() / SAMPLE).max(1);
-    let mut sample: Vec<u64> = values
-        .iter()
+fn windowed(values: &(impl Values + ?Sized), p_lo: f64, p_hi: f64) -> Option<Option<[f64; 2]>> {
+    let stride = (values.count() / SAMPLE).max(1);
+    let mut sample: Vec<u64> = (0..values.count())
         .step_by(stride)
+        .map(|i| values.at(i))
         .filter(|v| v.is_finite())
-        .map(|&v| key(v))
+        .map(key)
         .collect();
     if sample.len() < SAMPLE / 2 {
         return None;
@@ -147,24 +188,25 @@ fn windowed(values: &[f64], p_lo: f64, p_hi: f64) -> Option<Option<[f64; 2]>> {
     if hi_a >= lo_b {
         return None;
     }
-    let (mut n, mut below_a, mut between) = (0usize, 0usize, 0usize);
-    let (mut in_a, mut in_b) = (Vec::new(), Vec::new());
-    for &v in values {
-        if !v.is_finite() {
-            continue;
-        }
-        n += 1;
+    // One pass without data-dependent branches: the classes of a value are added as 0 or 1,
+    // and each value is written at both windows' ends, which move on only when it belongs
+    // there (where a value falls is unpredictable near the windows).
+    let (mut n, mut below_a, mut between, mut len_a, mut len_b) = (0usize, 0, 0, 0, 0);
+    let mut in_a = vec![0u64; values.count() + 1];
+    let mut in_b = vec![0u64; values.count() + 1];
+    values.each(|v| {
+        let finite = v.is_finite();
         let k = key(v);
-        if k < lo_a {
-            below_a += 1;
-        } else if k <= hi_a {
-            in_a.push(k);
-        } else if k < lo_b {
-            between += 1;
-        } else if k <= hi_b {
-            in_b.push(k);
-        }
-    }
+        in_a[len_a] = k;
+        in_b[len_b] = k;
+        len_a += usize::from(finite & (lo_a <= k) & (k <= hi_a));
+        len_b += usize::from(finite & (lo_b <= k) & (k <= hi_b));
+        n += usize::from(finite);
+        below_a += usize::from(finite & (k < lo_a));
+        between += usize::from(finite & (hi_a < k) & (k < lo_b));
+    });
+    in_a.truncate(len_a);
+    in_b.truncate(len_b);
     let below_b = below_a + in_a.len() + between;
     let (j_lo, g_lo) = position(n, p_lo);
     let (j_hi, g_hi) = position(n, p_hi);
@@ -384,7 +426,7 @@ mod tests {
             .map(|i| ((i * 7919) % 10_007) as f64 / 7.0)
             .collect();
         let [p_lo, p_hi] = tail_probabilities(0.95);
-        assert!(windowed(&values, p_lo, p_hi).is_some());
+        assert!(windowed(&values[..], p_lo, p_hi).is_some());
         assert_eq!(
             central_interval(&mut values.clone(), 0.95),
             central_interval_by_selection(&mut values.clone(), 0.95)
@@ -393,7 +435,7 @@ mod tests {
         let mostly_nan: Vec<f64> = (0..4096)
             .map(|i| if i % 4 == 0 { 1.0 } else { f64::NAN })
             .collect();
-        assert!(windowed(&mostly_nan, p_lo, p_hi).is_none());
+        assert!(windowed(&mostly_nan[..], p_lo, p_hi).is_none());
         assert_eq!(
             central_interval(&mut mostly_nan.clone(), 0.95),
             Some([1.0, 1.0])
