@@ -2,10 +2,12 @@
 // /usr/bin/chromium through playwright-core), with the time to a report and the memory used.
 //
 //   node bench/browser-big.mjs --file bench/out/grid-1gb.jsonl [--bootstrap 0] [--with-default]
-//                              [--interval 250] [--timeout 7200] [--samples FILE.csv]
+//                              [--workers N] [--interval 250] [--timeout 7200] [--samples FILE.csv]
 //
 // One run per resample count: --bootstrap (default 0, the bootstrap off), and with
-// --with-default a second run with the app's default (10,000). Each run uses a fresh browser
+// --with-default a second run with the app's default (10,000). --workers sets the app's
+// "Workers" setting (default: the app's own default, the machine's cores up to 8; 1 = the
+// scoring worker alone). Each run uses a fresh browser
 // profile. Before the pick, and every --interval ms from the pick until "ready", it samples:
 //   - the progress text and the bar's aria-valuenow;
 //   - the browser's memory: VmRSS summed over all its processes (the process tree under this
@@ -35,6 +37,7 @@ const flag = (name) => process.argv.includes(`--${name}`);
 const file = path.resolve(option('file', path.join(ROOT, 'bench', 'out', 'grid-1gb.jsonl')));
 const bootstraps = [Number(option('bootstrap', 0))];
 if (flag('with-default') && !bootstraps.includes(10_000)) bootstraps.push(10_000);
+const workers = option('workers', null);
 const interval = Number(option('interval', 250));
 const timeoutS = Number(option('timeout', 7200));
 const settleS = Number(option('settle', 2));
@@ -187,6 +190,8 @@ async function run(server, bootstrap) {
     const input = page.getByTestId('settings-bootstrap');
     const shown = await input.inputValue();
     if (shown !== String(bootstrap)) throw new Error(`the app shows ${shown} resamples, not ${bootstrap}`);
+    // Set the pool size before the pick: the page starts the pool's workers when it changes.
+    if (workers !== null) await setSetting(page, 'settings-workers', Number(workers));
     await sleep(1000);
     const before = { mem: browserMemory(), heap: await heapUsage(cdp) };
 
@@ -256,7 +261,7 @@ function report(r) {
   const peak = r.samples.reduce((a, s) => (s.rss > a.rss ? s : a), { rss: -1 });
   const peakPss = Math.max(...r.samples.map((s) => s.pss));
   const peakHeap = Math.max(...r.samples.map((s) => s.heapUsed).filter(Number.isFinite));
-  console.log(`## resamples ${r.bootstrap}`);
+  console.log(`## resamples ${r.bootstrap}, workers ${workers ?? 'default'}`);
   // A timeline of at most ~40 lines.
   const stride = Math.max(1, Math.ceil(r.samples.length / 40));
   console.log('     t  state      bar  total RSS  total PSS  page heap  progress');

@@ -5,7 +5,7 @@
 # worker's and the page's WebAssembly memory). Builds the app with Trunk if dist/ is missing and
 # the synth_grid example; generates bench/out/grid-1gb.jsonl once (≈ 1 GB of disk).
 # Prints numbers only; nothing is asserted. Run from anywhere:
-#   bash bench/browser-big.sh [--bootstrap N (default 0: no bootstrap)] [--with-default]
+#   bash bench/browser-big.sh [--bootstrap N (default 0: no bootstrap)] [--with-default] [--workers N]
 #                             [--interval MS] [--samples FILE.csv]
 # (--with-default adds a run with the app's default 10,000 resamples.) E2E_DIST overrides the
 # directory served (default dist/); GRID_COPIES the number of copies.

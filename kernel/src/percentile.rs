@@ -51,12 +51,184 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 /// The central `level` percentile interval `[P(α/2), P(1 − α/2)]`, `α = 1 − level`, of the
 /// finite values in `values` (undefined resamples are NaN and skipped). `None` when no value is
 /// finite.
+///
+/// A bootstrap series is long (`B` values) and only four order statistics are wanted, two near
+/// each tail. From [`WINDOWED_FROM`] values on they are found inside two narrow windows of the
+/// value range ([`windowed`]), which costs one pass and two small selections; whenever the
+/// windows turn out not to hold the wanted ranks, the full selection runs instead. Either way
+/// the result is the same order statistics, so the same bits.
 pub fn central_interval(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
+    let [p_lo, p_hi] = tail_probabilities(level);
+    if values.len() >= WINDOWED_FROM {
+        if let Some(found) = windowed(&values[..], p_lo, p_hi) {
+            return found;
+        }
+    }
     values.retain(|v| v.is_finite());
+    two_percentiles(values, p_lo, p_hi)
+}
+
+/// A series read where it lies — e.g. a bootstrap series spread over chunks, or the difference
+/// of two — without first copying it into one vector.
+pub trait Values {
+    fn count(&self) -> usize;
+    /// Value `i` (`i < count()`).
+    fn at(&self, i: usize) -> f64;
+    /// Every value, in order.
+    fn each(&self, f: impl FnMut(f64));
+}
+
+impl Values for [f64] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> f64 {
+        self[i]
+    }
+    fn each(&self, mut f: impl FnMut(f64)) {
+        for &v in self {
+            f(v);
+        }
+    }
+}
+
+/// [`central_interval`] of a series read in place: the same bits.
+pub fn central_interval_of(values: &(impl Values + ?Sized), level: f64) -> Option<[f64; 2]> {
+    let [p_lo, p_hi] = tail_probabilities(level);
+    if values.count() >= WINDOWED_FROM {
+        if let Some(found) = windowed(values, p_lo, p_hi) {
+            return found;
+        }
+    }
+    let mut all = Vec::with_capacity(values.count());
+    values.each(|v| {
+        if v.is_finite() {
+            all.push(v);
+        }
+    });
+    two_percentiles(&mut all, p_lo, p_hi)
+}
+
+/// The interval by the full selection alone: the reference [`central_interval`] must equal.
+pub fn central_interval_by_selection(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
+    let [p_lo, p_hi] = tail_probabilities(level);
+    values.retain(|v| v.is_finite());
+    two_percentiles(values, p_lo, p_hi)
+}
+
+/// `[α/2, 1 − α/2]` for a central `level` interval.
+fn tail_probabilities(level: f64) -> [f64; 2] {
     // Percent first, as `numpy.percentile(x, [2.5, 97.5])` is called: for 0.95 this gives exactly
     // 0.025 and 0.975, where `(1 − 0.95)/2` would give 0.025000000000000022.
     let tail_percent = (100.0 - 100.0 * level) / 2.0;
-    two_percentiles(values, tail_percent / 100.0, (100.0 - tail_percent) / 100.0)
+    [tail_percent / 100.0, (100.0 - tail_percent) / 100.0]
+}
+
+/// Series shorter than this take the full selection: the windows' sample would cost about as
+/// much as the selection saves.
+const WINDOWED_FROM: usize = 2048;
+/// Values sampled, at an even stride, to place the windows.
+const SAMPLE: usize = 256;
+
+/// The order statistic's key: `f64::total_cmp`'s order as unsigned integers (finite values only
+/// reach it), so a window is a range of keys and selections compare integers.
+fn key(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+fn value_of(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
+}
+
+/// The interval's four order statistics found in two windows of keys, one around each tail's
+/// rank: a sorted strided sample of the finite values places each window (its rank ± four
+/// binomial standard deviations of a sample quantile, plus slack); one pass counts the finite
+/// values, those below each window, and gathers each window's values; a selection inside each
+/// window gives `x_j` and `x_{j+1}`. `None` — the caller selects over everything — when a wanted
+/// rank falls outside its window or the windows meet (a narrow `level`).
+fn windowed(values: &(impl Values + ?Sized), p_lo: f64, p_hi: f64) -> Option<Option<[f64; 2]>> {
+    let stride = (values.count() / SAMPLE).max(1);
+    let mut sample: Vec<u64> = (0..values.count())
+        .step_by(stride)
+        .map(|i| values.at(i))
+        .filter(|v| v.is_finite())
+        .map(key)
+        .collect();
+    if sample.len() < SAMPLE / 2 {
+        return None;
+    }
+    sample.sort_unstable();
+    let last = (sample.len() - 1) as f64;
+    let window = |p: f64| -> (u64, u64) {
+        let at = p * last;
+        let margin = 4.0 * (sample.len() as f64 * p * (1.0 - p)).sqrt() + 4.0;
+        let lo = if at - margin <= 0.0 {
+            0
+        } else {
+            sample[(at - margin) as usize]
+        };
+        let hi = if at + margin >= last {
+            u64::MAX
+        } else {
+            sample[(at + margin).ceil() as usize]
+        };
+        (lo, hi)
+    };
+    let (lo_a, hi_a) = window(p_lo);
+    let (lo_b, hi_b) = window(p_hi);
+    if hi_a >= lo_b {
+        return None;
+    }
+    // One pass without data-dependent branches: the classes of a value are added as 0 or 1,
+    // and each value is written at both windows' ends, which move on only when it belongs
+    // there (where a value falls is unpredictable near the windows).
+    let (mut n, mut below_a, mut between, mut len_a, mut len_b) = (0usize, 0, 0, 0, 0);
+    let mut in_a = vec![0u64; values.count() + 1];
+    let mut in_b = vec![0u64; values.count() + 1];
+    values.each(|v| {
+        let finite = v.is_finite();
+        let k = key(v);
+        in_a[len_a] = k;
+        in_b[len_b] = k;
+        len_a += usize::from(finite & (lo_a <= k) & (k <= hi_a));
+        len_b += usize::from(finite & (lo_b <= k) & (k <= hi_b));
+        n += usize::from(finite);
+        below_a += usize::from(finite & (k < lo_a));
+        between += usize::from(finite & (hi_a < k) & (k < lo_b));
+    });
+    in_a.truncate(len_a);
+    in_b.truncate(len_b);
+    let below_b = below_a + in_a.len() + between;
+    let (j_lo, g_lo) = position(n, p_lo);
+    let (j_hi, g_hi) = position(n, p_hi);
+    let [a_lo, b_lo] = neighbours_in(&mut in_a, below_a, j_lo, n)?;
+    let [a_hi, b_hi] = neighbours_in(&mut in_b, below_b, j_hi, n)?;
+    Some(Some([lerp(a_lo, b_lo, g_lo), lerp(a_hi, b_hi, g_hi)]))
+}
+
+/// `x_j` and `x_{min(j+1, n−1)}` from a window holding the ranks `below..below + len`, when both
+/// ranks are inside it.
+fn neighbours_in(window: &mut [u64], below: usize, j: usize, n: usize) -> Option<[f64; 2]> {
+    let next = (j + 1).min(n - 1);
+    if j < below || next >= below + window.len() {
+        return None;
+    }
+    let (_, &mut a, above) = window.select_nth_unstable(j - below);
+    let b = if next == j {
+        a
+    } else {
+        above.iter().copied().min()?
+    };
+    Some([value_of(a), value_of(b)])
 }
 
 /// [`central_interval`] of a series whose every value is `c / denominator` for an integer count
@@ -102,9 +274,9 @@ pub fn central_interval_of_counts(
     if n == 0 {
         return None;
     }
-    let tail_percent = (100.0 - 100.0 * level) / 2.0;
-    let (j_lo, g_lo) = position(n, tail_percent / 100.0);
-    let (j_hi, g_hi) = position(n, (100.0 - tail_percent) / 100.0);
+    let [p_lo, p_hi] = tail_probabilities(level);
+    let (j_lo, g_lo) = position(n, p_lo);
+    let (j_hi, g_hi) = position(n, p_hi);
     // The order statistics x_j and x_{j+1} (x_{n−1} past the end), by one cumulative scan.
     let wanted = [j_lo, (j_lo + 1).min(n - 1), j_hi, (j_hi + 1).min(n - 1)];
     let mut found = [f64::NAN; 4];
@@ -197,6 +369,99 @@ mod tests {
             prop_assert_eq!(fast.map(|[a, b]| [a.to_bits(), b.to_bits()]),
                 slow.map(|[a, b]| [a.to_bits(), b.to_bits()]));
         }
+    }
+
+    /// A long series of the shapes bootstrap series take, with what makes selection subtle:
+    /// undefined resamples (NaN), infinities, both zeros, heavy ties, a few extreme values, a
+    /// period equal to the sample's stride (so the sample sees one value only).
+    fn long_series() -> impl Strategy<Value = Vec<f64>> {
+        let value = prop_oneof![
+            8 => (-400i32..400).prop_map(|i| f64::from(i) / 200.0),
+            4 => -3.0f64..3.0,
+            1 => Just(f64::NAN),
+            1 => Just(0.0),
+            1 => Just(-0.0),
+            1 => prop_oneof![Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(1e300), Just(-1e300)],
+        ];
+        prop_oneof![
+            proptest::collection::vec(value, 2000..12_000),
+            (2048usize..9000, 1usize..40, -1.0f64..1.0).prop_map(|(n, period, x)| {
+                (0..n)
+                    .map(|i| if i % period == 0 { x } else { x + i as f64 })
+                    .collect()
+            }),
+            (2048usize..9000, 0usize..200).prop_map(|(n, nans)| {
+                (0..n)
+                    .map(|i| {
+                        if i < nans * 40 {
+                            f64::NAN
+                        } else {
+                            (i % 7) as f64
+                        }
+                    })
+                    .collect()
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// The windowed search gives the full selection's bits, at any level.
+        #[test]
+        fn windowed_equals_selection(
+            values in long_series(),
+            level in prop_oneof![Just(0.95), Just(0.9), Just(0.99), Just(0.5), 0.001f64..0.9999],
+        ) {
+            let fast = central_interval(&mut values.clone(), level);
+            let slow = central_interval_by_selection(&mut values.clone(), level);
+            prop_assert_eq!(fast.map(|[a, b]| [a.to_bits(), b.to_bits()]),
+                slow.map(|[a, b]| [a.to_bits(), b.to_bits()]));
+        }
+    }
+
+    #[test]
+    fn windowed_takes_the_windows_on_bootstrap_like_series() {
+        // A smooth series of 10,000 values: the windows hold the wanted ranks (no fallback).
+        let values: Vec<f64> = (0..10_000)
+            .map(|i| ((i * 7919) % 10_007) as f64 / 7.0)
+            .collect();
+        let [p_lo, p_hi] = tail_probabilities(0.95);
+        assert!(windowed(&values[..], p_lo, p_hi).is_some());
+        assert_eq!(
+            central_interval(&mut values.clone(), 0.95),
+            central_interval_by_selection(&mut values.clone(), 0.95)
+        );
+        // Fewer than half of the sampled values finite: no windows.
+        let mostly_nan: Vec<f64> = (0..4096)
+            .map(|i| if i % 4 == 0 { 1.0 } else { f64::NAN })
+            .collect();
+        assert!(windowed(&mostly_nan[..], p_lo, p_hi).is_none());
+        assert_eq!(
+            central_interval(&mut mostly_nan.clone(), 0.95),
+            Some([1.0, 1.0])
+        );
+    }
+
+    #[test]
+    fn keys_order_as_total_cmp() {
+        let mut v = [
+            1.5,
+            -0.0,
+            0.0,
+            -1e300,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            3.0,
+            -7.25,
+            1e-310,
+        ];
+        for &x in &v {
+            assert_eq!(value_of(key(x)).to_bits(), x.to_bits());
+        }
+        let mut by_key = v;
+        by_key.sort_by_key(|&x| key(x));
+        v.sort_by(f64::total_cmp);
+        assert_eq!(by_key.map(f64::to_bits), v.map(f64::to_bits));
     }
 
     #[test]

@@ -25,14 +25,22 @@ pub struct ResampleTable {
     n_tasks: usize,
     n_conds: usize,
     width: usize,
+    /// The largest integer cell: how many draws a batch may sum in the table's type.
+    max_cell: f64,
     ints: Ints,
     aucs: Vec<f64>,
 }
 
+/// The integer columns as a resample sums them: the table's cells in the narrowest type that
+/// holds every cell, summed in batches (as many draws as cannot overflow it) into accumulators
+/// of the narrowest type no resample sum can overflow. Named table type, then accumulator type.
 enum Ints {
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    F64(Vec<f64>),
+    U8U16(Vec<u8>),
+    U8U32(Vec<u8>),
+    U16U16(Vec<u16>),
+    U16U32(Vec<u16>),
+    U32U32(Vec<u32>),
+    F64F64(Vec<f64>),
 }
 
 impl ResampleTable {
@@ -69,19 +77,34 @@ impl ResampleTable {
             .chunks_exact(width)
             .map(|cell| cell[COL_AUC])
             .collect();
+        // The table's rows are what a resample reads, a random row per draw: cells held in u8
+        // (when every cell fits) halve that traffic again, and are summed in batches of draws
+        // that cannot overflow u8 before being added to the wider accumulators.
         let max_sum = max_cell * tasks as f64;
+        let small = max_cell <= f64::from(u8::MAX);
         let ints = if max_sum <= f64::from(u16::MAX) {
-            Ints::U16(int_columns(cells, width))
+            if small {
+                Ints::U8U16(int_columns(cells, width))
+            } else {
+                Ints::U16U16(int_columns(cells, width))
+            }
         } else if max_sum <= f64::from(u32::MAX) {
-            Ints::U32(int_columns(cells, width))
+            if small {
+                Ints::U8U32(int_columns(cells, width))
+            } else if max_cell <= f64::from(u16::MAX) {
+                Ints::U16U32(int_columns(cells, width))
+            } else {
+                Ints::U32U32(int_columns(cells, width))
+            }
         } else {
-            Ints::F64(int_columns(cells, width))
+            Ints::F64F64(int_columns(cells, width))
         };
         ResampleTable {
             dataset: dataset.to_string(),
             n_tasks: tasks,
             n_conds: conditions,
             width,
+            max_cell,
             ints,
             aucs,
         }
@@ -92,9 +115,12 @@ impl ResampleTable {
         let mut rng = Resampler::for_chunk(seed, &self.dataset, chunk as u64);
         let len = chunk_range(resamples, chunk).len();
         match &self.ints {
-            Ints::U16(ints) => run(self, ints, &mut rng, len),
-            Ints::U32(ints) => run(self, ints, &mut rng, len),
-            Ints::F64(ints) => run(self, ints, &mut rng, len),
+            Ints::U8U16(ints) => run::<u8, u16>(self, ints, &mut rng, len),
+            Ints::U8U32(ints) => run::<u8, u32>(self, ints, &mut rng, len),
+            Ints::U16U16(ints) => run::<u16, u16>(self, ints, &mut rng, len),
+            Ints::U16U32(ints) => run::<u16, u32>(self, ints, &mut rng, len),
+            Ints::U32U32(ints) => run::<u32, u32>(self, ints, &mut rng, len),
+            Ints::F64F64(ints) => run::<f64, f64>(self, ints, &mut rng, len),
         }
     }
 }
@@ -121,6 +147,8 @@ struct Shape {
     k_max: usize,
     stats: usize,
     resamples: usize,
+    /// Draws a batch sums in the table's type before it is added to the accumulators.
+    batch_draws: u32,
 }
 
 /// Draws one resample and stores its statistics in column `b` of `values`.
@@ -130,12 +158,13 @@ struct Shape {
 /// run in the baseline tier for a whole dataset.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn one_resample<T: Count>(
+fn one_resample<S: Count, W: Count + From<S>>(
     shape: &Shape,
-    ints: &[T],
+    ints: &[S],
     aucs: &[f64],
     rng: &mut Resampler,
-    acc: &mut [T],
+    batch: &mut [S],
+    acc: &mut [W],
     acc_auc: &mut [f64],
     values: &mut [f64],
     b: usize,
@@ -148,13 +177,16 @@ fn one_resample<T: Count>(
         k_max,
         stats,
         resamples,
+        batch_draws,
     } = *shape;
     let int_col = |col: usize| if col < COL_AUC { col } else { col - 1 };
-    acc.fill(T::default());
+    acc.fill(W::default());
+    batch.fill(S::default());
     acc_auc.fill(0.0);
+    let mut left = batch_draws;
     for _ in 0..n_tasks {
         let t = rng.index(n_tasks) as usize;
-        for (a, &x) in acc.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
+        for (a, &x) in batch.iter_mut().zip(&ints[t * int_row..(t + 1) * int_row]) {
             *a += x;
         }
         for (a, &x) in acc_auc
@@ -163,7 +195,13 @@ fn one_resample<T: Count>(
         {
             *a += x;
         }
+        left -= 1;
+        if left == 0 {
+            flush(batch, acc);
+            left = batch_draws;
+        }
     }
+    flush(batch, acc);
     for c in 0..n_conds {
         let cell = &acc[c * int_width..(c + 1) * int_width];
         let col = |col: usize| cell[int_col(col)].to_f64();
@@ -183,13 +221,34 @@ fn one_resample<T: Count>(
     }
 }
 
-/// An accumulator type for the integer columns.
+/// Adds a batch's sums to the accumulators and empties it.
+fn flush<S: Count, W: Count + From<S>>(batch: &mut [S], acc: &mut [W]) {
+    for (w, s) in acc.iter_mut().zip(batch.iter_mut()) {
+        *w += W::from(*s);
+        *s = S::default();
+    }
+}
+
+/// A type for the integer columns: of the table's cells, or of the sums.
 trait Count: Copy + Default + std::ops::AddAssign {
+    /// The largest integer it holds exactly.
+    const MAX: f64;
     fn from_cell(v: f64) -> Self;
     fn to_f64(self) -> f64;
 }
 
+impl Count for u8 {
+    const MAX: f64 = u8::MAX as f64;
+    fn from_cell(v: f64) -> Self {
+        v as u8
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
 impl Count for u16 {
+    const MAX: f64 = u16::MAX as f64;
     fn from_cell(v: f64) -> Self {
         v as u16
     }
@@ -199,6 +258,7 @@ impl Count for u16 {
 }
 
 impl Count for u32 {
+    const MAX: f64 = u32::MAX as f64;
     fn from_cell(v: f64) -> Self {
         v as u32
     }
@@ -208,6 +268,8 @@ impl Count for u32 {
 }
 
 impl Count for f64 {
+    /// 2^53: every integer up to it is exact.
+    const MAX: f64 = 9_007_199_254_740_992.0;
     fn from_cell(v: f64) -> Self {
         v
     }
@@ -217,9 +279,9 @@ impl Count for f64 {
 }
 
 /// `resamples` resamples of `block` drawn from `rng`: the values of one chunk.
-fn run<T: Count>(
+fn run<S: Count, W: Count + From<S>>(
     table: &ResampleTable,
-    ints: &[T],
+    ints: &[S],
     rng: &mut Resampler,
     resamples: usize,
 ) -> Vec<f64> {
@@ -230,7 +292,8 @@ fn run<T: Count>(
     let int_width = table.width - 1;
     let int_row = n_conds * int_width;
     let mut values = vec![f64::NAN; n_conds * stats * resamples];
-    let mut acc = vec![T::default(); int_row];
+    let mut acc = vec![W::default(); int_row];
+    let mut batch = vec![S::default(); int_row];
     let mut acc_auc = vec![0.0f64; n_conds];
     let shape = Shape {
         n_tasks: table.n_tasks as u32,
@@ -240,6 +303,8 @@ fn run<T: Count>(
         k_max,
         stats,
         resamples,
+        // At least one draw; a table of zeros may sum any number.
+        batch_draws: (S::MAX / table.max_cell.max(1.0)).min(f64::from(u32::MAX)) as u32,
     };
     for b in 0..resamples {
         one_resample(
@@ -247,6 +312,7 @@ fn run<T: Count>(
             ints,
             aucs,
             rng,
+            &mut batch,
             &mut acc,
             &mut acc_auc,
             &mut values,
@@ -275,28 +341,39 @@ mod tests {
         cells
     }
 
-    /// The u16 and u32 fast paths and the f64 fallback (each taken when a sum could overflow the
-    /// narrower type) must give the same bits: the choice is an optimisation, never a change of
-    /// result.
+    /// Every table type and accumulator type (each taken when a cell or a sum could overflow the
+    /// narrower one), and batches of any number of draws, must give the same bits: the choice is
+    /// an optimisation, never a change of result.
     #[test]
     fn integer_and_float_accumulation_agree() {
         let (tasks, conds, width) = (17, 3, COL_SURVIVORS + 5);
         let cells = cells(tasks, conds, width, 1.0);
-        let table = ResampleTable::from_cells("d", tasks, conds, width, &cells);
-        for chunk in 0..3u64 {
-            let mut rng = Resampler::for_chunk(7, "d", chunk);
-            let fast = run::<u32>(&table, &int_columns(&cells, width), &mut rng, 300);
-            let mut rng = Resampler::for_chunk(7, "d", chunk);
-            let narrow = run::<u16>(&table, &int_columns(&cells, width), &mut rng, 300);
-            let mut rng = Resampler::for_chunk(7, "d", chunk);
-            let wide = run::<f64>(&table, &int_columns(&cells, width), &mut rng, 300);
-            assert_eq!(fast.len(), wide.len());
-            for ((a, b), c) in fast.iter().zip(&wide).zip(&narrow) {
-                assert_eq!(a.to_bits(), b.to_bits());
-                assert_eq!(a.to_bits(), c.to_bits());
+        let mut table = ResampleTable::from_cells("d", tasks, conds, width, &cells);
+        assert!(matches!(table.ints, Ints::U8U16(_)));
+        let true_max = table.max_cell;
+        // A larger bound than the true largest cell is as safe, and makes the u8 batches short:
+        // 255 → one draw per batch, 60 → four; 17 tasks are drawn per resample.
+        for max_cell in [true_max, 60.0, 255.0] {
+            table.max_cell = max_cell;
+            for chunk in 0..3u64 {
+                let rng = || Resampler::for_chunk(7, "d", chunk);
+                let reference =
+                    run::<f64, f64>(&table, &int_columns(&cells, width), &mut rng(), 300);
+                let others = [
+                    run::<u8, u16>(&table, &int_columns(&cells, width), &mut rng(), 300),
+                    run::<u8, u32>(&table, &int_columns(&cells, width), &mut rng(), 300),
+                    run::<u16, u16>(&table, &int_columns(&cells, width), &mut rng(), 300),
+                    run::<u16, u32>(&table, &int_columns(&cells, width), &mut rng(), 300),
+                    run::<u32, u32>(&table, &int_columns(&cells, width), &mut rng(), 300),
+                ];
+                for other in others {
+                    assert_eq!(other.len(), reference.len());
+                    for (a, b) in other.iter().zip(&reference) {
+                        assert_eq!(a.to_bits(), b.to_bits(), "max cell {max_cell}");
+                    }
+                }
             }
         }
-        assert!(matches!(table.ints, Ints::U16(_)));
     }
 
     #[test]
@@ -305,10 +382,15 @@ mod tests {
             let cells = cells(17, 2, COL_SURVIVORS + 2, scale);
             ResampleTable::from_cells("d", 17, 2, COL_SURVIVORS + 2, &cells)
         };
-        // Largest integer cell 10·scale, 17 draws: u16 up to 65,535, u32 up to 4,294,967,295.
-        assert!(matches!(table(385.0).ints, Ints::U16(_)));
-        assert!(matches!(table(386.0).ints, Ints::U32(_)));
-        assert!(matches!(table(25_264_513.0).ints, Ints::U32(_)));
-        assert!(matches!(table(25_264_514.0).ints, Ints::F64(_)));
+        // Largest integer cell 10·scale, 17 draws: sums in u16 up to 65,535, in u32 up to
+        // 4,294,967,295; cells in u8 up to 255, in u16 up to 65,535.
+        assert!(matches!(table(25.5).ints, Ints::U8U16(_)));
+        assert!(matches!(table(25.6).ints, Ints::U16U16(_)));
+        assert!(matches!(table(385.0).ints, Ints::U16U16(_)));
+        assert!(matches!(table(386.0).ints, Ints::U16U32(_)));
+        assert!(matches!(table(6553.5).ints, Ints::U16U32(_)));
+        assert!(matches!(table(6553.6).ints, Ints::U32U32(_)));
+        assert!(matches!(table(25_264_513.0).ints, Ints::U32U32(_)));
+        assert!(matches!(table(25_264_514.0).ints, Ints::F64F64(_)));
     }
 }

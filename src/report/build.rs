@@ -15,11 +15,11 @@ use crate::score::{
     COL_FED, COL_FULL, COL_N, COL_SUCCESS, COL_SURVIVORS, MAX_BOOTSTRAP_BYTES,
 };
 use crate::stats::bootstrap::{
-    block_stats, chunk_count, chunk_range, BlockSamples, ResampleTable, STAT_AUC, STAT_MEAN_FED,
-    STAT_PEC, STAT_SUCCESS, STAT_TER,
+    block_stats, chunk_count, chunk_range, BlockSamples, ResampleTable, Series, STAT_AUC,
+    STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
 use crate::stats::normal::two_sided_z;
-use crate::stats::percentile::{central_interval, central_interval_of_counts};
+use crate::stats::percentile::{central_interval_of, central_interval_of_counts};
 use crate::stats::wilson::wilson;
 
 /// Bootstrap progress: resamples done over all datasets, out of `total`.
@@ -266,9 +266,9 @@ fn assemble(
             location[rank] = (b, local);
         }
     }
-    let series = |rank: usize, stat: usize| -> Option<Vec<f64>> {
+    let series = |rank: usize, stat: usize| -> Option<Series<'_>> {
         let (b, local) = location[rank];
-        samples[b].as_ref().map(|s| s.series(local, stat).collect())
+        samples[b].as_ref().map(|s| s.column(local, stat))
     };
     // Every interval of every condition, in parallel where the platform allows. A condition
     // with the same number of rollouts on every task of its dataset (one rollout per task, the
@@ -288,7 +288,7 @@ fn assemble(
                 Some(d) if stat != STAT_MEAN_FED && stat != STAT_AUC => {
                     central_interval_of_counts(s.series(local, stat), d, level)
                 }
-                _ => central_interval(&mut s.series(local, stat).collect(), level),
+                _ => central_interval_of(&s.column(local, stat), level),
             })
             .collect()
     });
@@ -325,10 +325,10 @@ fn assemble(
         .collect();
 
     notes.append(&mut pair_notes);
-    let local_series = |block: usize, local: usize, stat: usize| -> Option<Vec<f64>> {
+    let local_series = |block: usize, local: usize, stat: usize| -> Option<Series<'_>> {
         let s = samples[block].as_ref()?;
         // A shared-task column exists only when the widened block was resampled.
-        (local < s.columns()).then(|| s.series(local, stat).collect())
+        (local < s.columns()).then(|| s.column(local, stat))
     };
     // Every pair in parallel where the platform allows, in report order.
     let mut paired: Vec<(usize, PairedReport)> =
@@ -814,16 +814,16 @@ fn plan_cross_pairs(
 }
 
 /// A cross-condition pair's report: differences of the shared-task statistics.
-fn paired_cross(
+fn paired_cross<'a>(
     conditions: &[ConditionReport],
     c: &CrossPair,
     level: f64,
-    series: &(dyn Fn(usize, usize) -> Option<Vec<f64>> + Sync),
-    local_series: &(dyn Fn(usize, usize, usize) -> Option<Vec<f64>> + Sync),
+    series: &(dyn Fn(usize, usize) -> Option<Series<'a>> + Sync),
+    local_series: &(dyn Fn(usize, usize, usize) -> Option<Series<'a>> + Sync),
 ) -> PairedReport {
     let [ra, rb] = c.ranks;
     let (a, b) = (&conditions[ra], &conditions[rb]);
-    let side_series = |side: usize, stat: usize| -> Option<Vec<f64>> {
+    let side_series = |side: usize, stat: usize| -> Option<Series<'a>> {
         match (&c.restricted[side], c.local[side]) {
             (None, _) => series(c.ranks[side], stat),
             (Some(_), Some(l)) => local_series(c.block, l, stat),
@@ -838,12 +838,7 @@ fn paired_cross(
     };
     let delta = |stat: usize, own_a: Option<f64>, own_b: Option<f64>| -> Delta {
         let ci = match (side_series(0, stat), side_series(1, stat)) {
-            (Some(mut sa), Some(sb)) if c.n_shared > 0 => {
-                for (x, y) in sa.iter_mut().zip(&sb) {
-                    *x -= y;
-                }
-                central_interval(&mut sa, level)
-            }
+            (Some(sa), Some(sb)) if c.n_shared > 0 => central_interval_of(&sa.minus(sb), level),
             _ => None,
         };
         Delta {
@@ -884,23 +879,18 @@ fn paired_cross(
     }
 }
 
-fn paired(
+fn paired<'a>(
     conditions: &[ConditionReport],
     ra: usize,
     rb: usize,
     level: f64,
-    series: &(dyn Fn(usize, usize) -> Option<Vec<f64>> + Sync),
+    series: &(dyn Fn(usize, usize) -> Option<Series<'a>> + Sync),
     compare: &str,
 ) -> PairedReport {
     let (a, b) = (&conditions[ra], &conditions[rb]);
     let delta = |pa: Option<f64>, pb: Option<f64>, stat: usize| -> Delta {
         let ci = match (series(ra, stat), series(rb, stat)) {
-            (Some(mut sa), Some(sb)) => {
-                for (x, y) in sa.iter_mut().zip(&sb) {
-                    *x -= y;
-                }
-                central_interval(&mut sa, level)
-            }
+            (Some(sa), Some(sb)) => central_interval_of(&sa.minus(sb), level),
             _ => None,
         };
         Delta {
