@@ -12,6 +12,7 @@
 
 pub mod percentile;
 pub mod resample;
+pub mod samples;
 mod table;
 
 pub use table::{BlockCells, ResampleTable};

@@ -19,7 +19,6 @@ use crate::stats::bootstrap::{
     STAT_MEAN_FED, STAT_PEC, STAT_SUCCESS, STAT_TER,
 };
 use crate::stats::normal::two_sided_z;
-use crate::stats::percentile::{central_interval_of, central_interval_of_counts};
 use crate::stats::wilson::wilson;
 
 /// Bootstrap progress: resamples done over all datasets, out of `total`.
@@ -286,9 +285,9 @@ fn assemble(
         (0..stats)
             .map(|stat| match denominator {
                 Some(d) if stat != STAT_MEAN_FED && stat != STAT_AUC => {
-                    central_interval_of_counts(s.series(local, stat), d, level)
+                    s.column(local, stat).interval_of_counts(d, level)
                 }
-                _ => central_interval_of(&s.column(local, stat), level),
+                _ => s.column(local, stat).interval(level),
             })
             .collect()
     });
@@ -838,7 +837,7 @@ fn paired_cross<'a>(
     };
     let delta = |stat: usize, own_a: Option<f64>, own_b: Option<f64>| -> Delta {
         let ci = match (side_series(0, stat), side_series(1, stat)) {
-            (Some(sa), Some(sb)) if c.n_shared > 0 => central_interval_of(&sa.minus(sb), level),
+            (Some(sa), Some(sb)) if c.n_shared > 0 => sa.minus(sb).interval(level),
             _ => None,
         };
         Delta {
@@ -890,7 +889,7 @@ fn paired<'a>(
     let (a, b) = (&conditions[ra], &conditions[rb]);
     let delta = |pa: Option<f64>, pb: Option<f64>, stat: usize| -> Delta {
         let ci = match (series(ra, stat), series(rb, stat)) {
-            (Some(sa), Some(sb)) => central_interval_of(&sa.minus(sb), level),
+            (Some(sa), Some(sb)) => sa.minus(sb).interval(level),
             _ => None,
         };
         Delta {
