@@ -127,8 +127,9 @@ fn tail_probabilities(level: f64) -> [f64; 2] {
 /// Series shorter than this take the full selection: the windows' sample would cost about as
 /// much as the selection saves.
 const WINDOWED_FROM: usize = 2048;
-/// Values sampled, at an even stride, to place the windows.
+/// Values sampled to place the windows, in runs of [`SAMPLE_RUN`] consecutive values.
 const SAMPLE: usize = 256;
+const SAMPLE_RUN: usize = 32;
 
 /// The order statistic's key: `f64::total_cmp`'s order as unsigned integers (finite values only
 /// reach it), so a window is a range of keys and selections compare integers.
@@ -150,15 +151,23 @@ fn value_of(key: u64) -> f64 {
 }
 
 /// The interval's four order statistics found in two windows of keys, one around each tail's
-/// rank: a sorted strided sample of the finite values places each window (its rank ± four
-/// binomial standard deviations of a sample quantile, plus slack); one pass counts the finite
-/// values, those below each window, and gathers each window's values; a selection inside each
-/// window gives `x_j` and `x_{j+1}`. `None` — the caller selects over everything — when a wanted
-/// rank falls outside its window or the windows meet (a narrow `level`).
+/// rank: a sorted sample of the finite values (runs spread over the series) places each window
+/// (its rank ± four binomial standard deviations of a sample quantile, plus slack); one pass
+/// counts the finite values, those below each window, and gathers each window's values; a
+/// selection inside each window gives `x_j` and `x_{j+1}`. `None` — the caller selects over
+/// everything — when a wanted rank falls outside its window or the windows meet (a narrow
+/// `level`).
 fn windowed(values: &(impl Values + ?Sized), p_lo: f64, p_hi: f64) -> Option<Option<[f64; 2]>> {
-    let stride = (values.count() / SAMPLE).max(1);
-    let mut sample: Vec<u64> = (0..values.count())
-        .step_by(stride)
+    // The sample is read as runs of consecutive values spread evenly over the series: a few
+    // cache lines each, where single values at a stride would each cost a memory access (a
+    // bootstrap series is in resample order, which is random, so runs are as good a sample).
+    let count = values.count();
+    let runs = SAMPLE / SAMPLE_RUN;
+    let mut sample: Vec<u64> = (0..runs)
+        .flat_map(|r| {
+            let start = r * (count - SAMPLE_RUN) / (runs - 1);
+            start..start + SAMPLE_RUN
+        })
         .map(|i| values.at(i))
         .filter(|v| v.is_finite())
         .map(key)
@@ -188,25 +197,25 @@ fn windowed(values: &(impl Values + ?Sized), p_lo: f64, p_hi: f64) -> Option<Opt
     if hi_a >= lo_b {
         return None;
     }
-    // One pass without data-dependent branches: the classes of a value are added as 0 or 1,
-    // and each value is written at both windows' ends, which move on only when it belongs
-    // there (where a value falls is unpredictable near the windows).
-    let (mut n, mut below_a, mut between, mut len_a, mut len_b) = (0usize, 0, 0, 0, 0);
-    let mut in_a = vec![0u64; values.count() + 1];
-    let mut in_b = vec![0u64; values.count() + 1];
+    let (mut n, mut below_a, mut between) = (0usize, 0usize, 0usize);
+    let expected = values.count() / 8 + 16;
+    let (mut in_a, mut in_b) = (Vec::with_capacity(expected), Vec::with_capacity(expected));
     values.each(|v| {
-        let finite = v.is_finite();
+        if !v.is_finite() {
+            return;
+        }
+        n += 1;
         let k = key(v);
-        in_a[len_a] = k;
-        in_b[len_b] = k;
-        len_a += usize::from(finite & (lo_a <= k) & (k <= hi_a));
-        len_b += usize::from(finite & (lo_b <= k) & (k <= hi_b));
-        n += usize::from(finite);
-        below_a += usize::from(finite & (k < lo_a));
-        between += usize::from(finite & (hi_a < k) & (k < lo_b));
+        if k < lo_a {
+            below_a += 1;
+        } else if k <= hi_a {
+            in_a.push(k);
+        } else if k < lo_b {
+            between += 1;
+        } else if k <= hi_b {
+            in_b.push(k);
+        }
     });
-    in_a.truncate(len_a);
-    in_b.truncate(len_b);
     let below_b = below_a + in_a.len() + between;
     let (j_lo, g_lo) = position(n, p_lo);
     let (j_hi, g_hi) = position(n, p_hi);
