@@ -30,7 +30,7 @@ pub const COL_AUC: usize = 4;
 /// Column of `#{FED > 1}`; `#{FED > k}` is at `COL_SURVIVORS + k − 1`.
 pub const COL_SURVIVORS: usize = 5;
 
-/// Statistic slots of a resample's values (prefix-exec's `BlockSamples`): TER, mean FED,
+/// Statistic slots of a resample's values ([`samples::BlockSamples`]): TER, mean FED,
 /// AUC-PEC, final success, then PEC(k).
 pub const STAT_TER: usize = 0;
 pub const STAT_MEAN_FED: usize = 1;

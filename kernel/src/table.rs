@@ -237,35 +237,22 @@ trait Count: Copy + Default + std::ops::AddAssign {
     fn to_f64(self) -> f64;
 }
 
-impl Count for u8 {
-    const MAX: f64 = u8::MAX as f64;
-    fn from_cell(v: f64) -> Self {
-        v as u8
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
+/// The unsigned types, each converting exactly to and from `f64`.
+macro_rules! unsigned_count {
+    ($($t:ty),*) => {$(
+        impl Count for $t {
+            const MAX: f64 = <$t>::MAX as f64;
+            fn from_cell(v: f64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+        }
+    )*};
 }
 
-impl Count for u16 {
-    const MAX: f64 = u16::MAX as f64;
-    fn from_cell(v: f64) -> Self {
-        v as u16
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
-
-impl Count for u32 {
-    const MAX: f64 = u32::MAX as f64;
-    fn from_cell(v: f64) -> Self {
-        v as u32
-    }
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
+unsigned_count!(u8, u16, u32);
 
 impl Count for f64 {
     /// 2^53: every integer up to it is exact.
