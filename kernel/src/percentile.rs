@@ -53,8 +53,8 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 /// finite.
 ///
 /// A bootstrap series is long (`B` values) and only four order statistics are wanted, two near
-/// each tail. From [`WINDOWED_FROM`] values on they are found inside two narrow windows of the
-/// value range ([`windowed`]), which costs one pass and two small selections; whenever the
+/// each tail. From 2,048 values on they are found inside two narrow windows of the value range
+/// (`windowed`), which costs one pass and two small selections; whenever the
 /// windows turn out not to hold the wanted ranks, the full selection runs instead. Either way
 /// the result is the same order statistics, so the same bits.
 pub fn central_interval(values: &mut Vec<f64>, level: f64) -> Option<[f64; 2]> {
