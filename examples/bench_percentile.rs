@@ -39,7 +39,7 @@ fn main() {
             c as f64 / tasks as f64
         })
         .collect();
-    let slow = central_interval(&mut series.clone(), 0.95);
+    let slow = central_interval(&series, 0.95);
     let fast = central_interval_of_counts(series.iter().copied(), tasks, 0.95);
     assert_eq!(slow, fast, "the two paths must agree");
     let time = |f: &dyn Fn() -> Option<[f64; 2]>| {

@@ -49,7 +49,7 @@ impl BlockSamples {
 
     /// The series of statistic `stat` for local condition `c`, resample by resample.
     pub fn series(&self, c: usize, stat: usize) -> impl Iterator<Item = f64> + Clone + '_ {
-        self.column(c, stat).runs().flatten().copied()
+        self.column(c, stat).iter()
     }
 
     /// The same series, by reference.
@@ -81,12 +81,9 @@ impl<'a> Series<'a> {
         })
     }
 
-    pub fn to_vec(self) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.samples.resamples);
-        for run in self.runs() {
-            out.extend_from_slice(run);
-        }
-        out
+    /// The values, resample by resample.
+    pub fn iter(self) -> impl Iterator<Item = f64> + Clone + 'a {
+        self.runs().flatten().copied()
     }
 
     /// `self − other`, resample by resample, read in place: a paired difference, when both
@@ -144,7 +141,7 @@ impl Series<'_> {
     /// The same interval for a series of counts over `denominator`
     /// ([`central_interval_of_counts`]: the same bits, without a selection).
     pub fn interval_of_counts(self, denominator: u64, level: f64) -> Option<[f64; 2]> {
-        central_interval_of_counts(self.runs().flatten().copied(), denominator, level)
+        central_interval_of_counts(self.iter(), denominator, level)
     }
 }
 
@@ -199,7 +196,7 @@ mod tests {
             let (a, b) = (samples.column(0, stats - 1), samples.column(1, 0));
             let collected: Vec<f64> = samples.series(0, stats - 1).collect();
             let to_bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            prop_assert_eq!(to_bits(&a.to_vec()), to_bits(&collected));
+            prop_assert_eq!(to_bits(&a.iter().collect::<Vec<_>>()), to_bits(&collected));
             let mut by_index = Vec::new();
             for i in 0..a.count() {
                 by_index.push(a.at(i).to_bits());

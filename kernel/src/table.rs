@@ -17,7 +17,8 @@ pub trait BlockCells {
 }
 
 /// A block's task rows in the form a resample sums them: the integer columns in the narrowest
-/// accumulator no resample sum can overflow, and the AUC-PEC column apart. Built once per block
+/// type that holds every cell (summed into the narrowest accumulator no resample sum can
+/// overflow, see [`Ints`]), and the AUC-PEC column apart. Built once per block
 /// and shared by all its chunks (and threads); it owns what it needs, so a Web Worker of the
 /// browser's pool can build one from the cells it was sent ([`ResampleTable::from_cells`]).
 pub struct ResampleTable {
