@@ -14,7 +14,9 @@ use std::fmt;
 
 /// A primary first-failure label (paper §2.4), in the paper's tie-break order: when several
 /// apply, the earliest wins. Labels are diagnostic only; no metric depends on them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Label {
     Schema,
     Dependency,
@@ -62,7 +64,7 @@ impl fmt::Display for Label {
 pub struct Fed(pub u32);
 
 /// The mean-able cost fields of a rollout; each is optional and, when present, finite and ≥ 0.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cost {
     pub tokens: Option<f64>,
     pub latency_s: Option<f64>,
@@ -151,8 +153,9 @@ pub type TaskId = u32;
 /// Index of a text in [`Corpus::texts`].
 pub type TextId = u32;
 
-/// A rollout line, validated but not yet interned.
-#[derive(Clone, Debug, PartialEq)]
+/// A rollout line, validated but not yet interned. (Serialised, in the browser, from the pool
+/// worker that parsed it to the worker that holds the corpus: `ingest::prepared`.)
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ParsedRollout {
     pub dataset: String,
     pub task_id: String,
@@ -168,7 +171,7 @@ pub struct ParsedRollout {
 }
 
 /// The first failing step of a parsed rollout.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParsedFailure {
     pub label: Option<Label>,
     /// Labelled `environment`: a fault that was not the agent's (then `label` is `None`).
@@ -201,7 +204,9 @@ pub enum Reference {
 }
 
 /// Where a first failure's label came from.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum LabelSource {
     /// The log's own `label`.
     Given,

@@ -2,9 +2,11 @@
 //! single-threaded path: the same rollouts in the same order, the same diagnostics with the same
 //! line numbers (and the same first 1,000 kept), the same repeats and import summary, the same
 //! converted lines — whatever the groups of lines the chunks are cut into and however the file
-//! arrives in chunks.
+//! arrives in chunks. So does the browser's split (`ingest::prepared`): lines read ahead by
+//! file slices, taken where they match, whatever the slices.
 
-use prefix_exec::ingest::{Ingest, ParallelParse};
+use prefix_exec::ingest::prepared::{prepare_slice, PreparedLines};
+use prefix_exec::ingest::{FileId, Ingest, ParallelParse};
 use proptest::prelude::*;
 
 /// Tools set at file level: a step calling another tool, or `cd` without a string `folder`, is
@@ -93,11 +95,7 @@ fn file(lines: &[(u8, u32, bool)], bom: bool, final_newline: bool, bad: usize) -
 /// Everything the ingest produces, as text: rollouts, names, diagnostics, files, the import
 /// summary and the converted lines.
 fn read(files: &[(&str, &[u8])], parallel: ParallelParse, sizes: &[usize]) -> String {
-    let mut ingest = Ingest::converting();
-    ingest.set_parallel_parse(parallel);
-    let mut converted = Vec::new();
-    for (name, bytes) in files {
-        let f = ingest.begin_file(name);
+    read_with(files, parallel, &mut |ingest, f, bytes, converted| {
         let mut at = 0;
         for size in sizes.iter().cycle() {
             if at >= bytes.len() {
@@ -108,6 +106,20 @@ fn read(files: &[(&str, &[u8])], parallel: ParallelParse, sizes: &[usize]) -> St
             at = end;
             converted.extend(ingest.drain_converted());
         }
+    })
+}
+
+/// A file's bytes handed to the ingest, the lines converted so far collected after each push.
+type Push<'a> = dyn FnMut(&mut Ingest, FileId, &[u8], &mut Vec<String>) + 'a;
+
+/// [`read`] with each file's bytes handed over by `push`.
+fn read_with(files: &[(&str, &[u8])], parallel: ParallelParse, push: &mut Push<'_>) -> String {
+    let mut ingest = Ingest::converting();
+    ingest.set_parallel_parse(parallel);
+    let mut converted = Vec::new();
+    for (name, bytes) in files {
+        let f = ingest.begin_file(name);
+        push(&mut ingest, f, bytes, &mut converted);
         ingest.end_file(f);
     }
     let (corpus, summary) = ingest.finish_with_summary();
@@ -132,6 +144,46 @@ fn read(files: &[(&str, &[u8])], parallel: ParallelParse, sizes: &[usize]) -> St
         corpus.success_rules,
         converted,
     )
+}
+
+/// How the browser's split hands a file over: slices of `piece` bytes, each pushed (in chunks
+/// of `sizes`) with the readings of its own lines, read from `a - 1..b` and passed through their
+/// encoding. `shift` hands each slice the readings of the slice `shift` places later instead (so
+/// readings arrive for lines not pushed yet, or already pushed), testing that only matching
+/// readings are taken. Returns the result and how many readings were taken.
+fn read_sliced(
+    files: &[(&str, &[u8])],
+    piece: usize,
+    sizes: &[usize],
+    shift: usize,
+) -> (String, usize) {
+    let mut taken = 0;
+    let text = read_with(files, ParallelParse::OFF, &mut |ingest, f, bytes, converted| {
+        let starts: Vec<usize> = (0..bytes.len()).step_by(piece.max(1)).collect();
+        for (k, &a) in starts.iter().enumerate() {
+            let b = (a + piece).min(bytes.len());
+            let (ra, rb) = match starts.get(k + shift) {
+                Some(&ra) => (ra, (ra + piece).min(bytes.len())),
+                None => (a, b),
+            };
+            let from = ra.saturating_sub(1);
+            let encoded = prepare_slice(&bytes[from..rb], from as u64).encode();
+            let mut lines = PreparedLines::decode(&encoded).expect("decodes");
+            let held = lines.len();
+            let mut at = a;
+            for size in sizes.iter().cycle() {
+                if at >= b {
+                    break;
+                }
+                let end = at.saturating_add(*size).min(b);
+                ingest.push_prepared(f, &bytes[at..end], &mut lines);
+                at = end;
+                converted.extend(ingest.drain_converted());
+            }
+            taken += held - lines.len();
+        }
+    });
+    (text, taken)
 }
 
 fn forced(min_chunk: usize, group: usize) -> ParallelParse {
@@ -184,6 +236,28 @@ fn the_default_split_reads_the_same_corpus() {
     assert!(read(&whole, parallel, &[4096]) == reference);
 }
 
+#[test]
+fn every_slice_size_gives_the_same_corpus() {
+    // Over the 4 KiB a file's format is told from: the lines before are read at detection.
+    let bytes = mixed().repeat(3);
+    assert!(bytes.len() > 8192);
+    let whole = [("runs.jsonl", &bytes[..])];
+    let reference = read(&whole, ParallelParse::OFF, &[usize::MAX]);
+    let mut taken = 0;
+    let pieces = (1..300).chain((300..=bytes.len() + 1).step_by(97));
+    for piece in pieces.chain([bytes.len(), bytes.len() + 1]) {
+        for shift in [0, 1] {
+            let (got, n) = read_sliced(&whole, piece, &[usize::MAX], shift);
+            assert!(got == reference, "slices of {piece}, shifted by {shift}");
+            taken += n;
+        }
+    }
+    assert!(taken > 0, "readings were taken");
+    // The readings of whole slices are taken, all but the lines cut by slice boundaries.
+    let (_, n) = read_sliced(&whole, bytes.len() / 3, &[usize::MAX], 0);
+    assert!(n >= 10, "{n} readings taken");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -209,5 +283,26 @@ proptest! {
         // Every group size on the whole file at once.
         let got = read(&files, forced(0, group), &[usize::MAX]);
         prop_assert!(got == reference, "group {}", group);
+    }
+
+    #[test]
+    fn sliced_parse_reads_the_same_corpus(
+        lines in prop::collection::vec((any::<u8>(), any::<u32>(), any::<bool>()), 0..60),
+        bom in any::<bool>(),
+        final_newline in any::<bool>(),
+        many_bad in prop::sample::select(vec![0usize, 0, 2, 1_001, 1_010]),
+        repeated in any::<bool>(),
+        sizes in prop::collection::vec(1..400usize, 1..6),
+        piece in 1..3_000usize,
+        shift in prop::sample::select(vec![0usize, 0, 0, 1, 2]),
+    ) {
+        let bytes = file(&lines, bom, final_newline, many_bad);
+        let mut files = vec![("a/runs.jsonl", &bytes[..])];
+        if repeated {
+            files.push(("b/runs.jsonl", &bytes[..]));
+        }
+        let reference = read(&files, ParallelParse::OFF, &[usize::MAX]);
+        let (got, _) = read_sliced(&files, piece, &sizes, shift);
+        prop_assert!(got == reference, "sizes {:?}, piece {}, shift {}", sizes, piece, shift);
     }
 }

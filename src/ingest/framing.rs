@@ -192,7 +192,7 @@ impl LineSplitter {
     }
 }
 
-fn strip_cr(line: &[u8]) -> &[u8] {
+pub(crate) fn strip_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 

@@ -31,12 +31,14 @@
 //! ```
 
 pub mod framing;
+pub mod prepared;
 pub(crate) mod session;
 pub mod sniff;
 
 use crate::formats::{Format, ImportOptions, ImportSummary};
 use crate::rollout::{Corpus, InputFile, Rollout};
 use framing::{count_lines, Line, LineSplitter};
+use prepared::PreparedLines;
 use session::Session;
 use sniff::{binary_kind, sniff, Sniff, PROBE};
 
@@ -215,6 +217,29 @@ impl Ingest {
 
     /// Feeds the next chunk of a file.
     pub fn push(&mut self, file: FileId, chunk: &[u8]) {
+        self.push_with(file, chunk, None);
+    }
+
+    /// [`Ingest::push`] with readings of the chunk's canonical lines computed elsewhere (the
+    /// browser's pool workers; see [`prepared`]). Readings of lines not in the chunk, or for a
+    /// file that is not canonical JSONL, are ignored; the result is the same as `push`'s.
+    pub fn push_prepared(&mut self, file: FileId, chunk: &[u8], lines: &mut PreparedLines) {
+        self.push_with(file, chunk, Some(lines));
+    }
+
+    /// Whether the file is being read as canonical JSONL, line by line (so readings computed
+    /// elsewhere apply to it): known once its first line is complete.
+    pub fn reads_canonical_lines(&self, file: FileId) -> bool {
+        matches!(
+            self.readers.get(file.index()),
+            Some(Reader::Lines {
+                format: Format::Canonical,
+                ..
+            })
+        )
+    }
+
+    fn push_with(&mut self, file: FileId, chunk: &[u8], prepared: Option<&mut PreparedLines>) {
         let i = file.index();
         let Some(reader) = self.readers.get_mut(i) else {
             return;
@@ -245,7 +270,15 @@ impl Ingest {
             Reader::Lines { splitter, format } => {
                 let format = *format;
                 let (corpus, session) = (&mut self.corpus, &mut self.session);
-                if format == Format::Canonical && self.parallel.applies(chunk.len()) {
+                if let (Format::Canonical, Some(lines)) = (format, prepared) {
+                    splitter.push(chunk, &mut |line| {
+                        let prepared = match line {
+                            Line::Text { offset, bytes, .. } => lines.take(offset, bytes.len()),
+                            Line::TooLong { .. } => None,
+                        };
+                        accept_line(corpus, session, file, format, line, prepared)
+                    });
+                } else if format == Format::Canonical && self.parallel.applies(chunk.len()) {
                     let group = self.parallel.group;
                     accept_lines_parallel(corpus, session, file, splitter, chunk, group);
                 } else {

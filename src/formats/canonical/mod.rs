@@ -61,7 +61,7 @@ pub const MAX_ERROR_CHARS: usize = 500;
 pub const MAX_CONTEXT_ARGS_BYTES: usize = 64 * 1024;
 
 /// Why a line was not accepted. Messages say what to change.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LineError {
     /// The line is not valid UTF-8.
     InvalidUtf8 { at_byte: usize },
@@ -101,7 +101,7 @@ pub enum CanonicalLine {
 }
 
 /// What a rollout line says beyond the [`ParsedRollout`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineExtra {
     /// Where the first failure came from (`None` when every step executed).
     pub failure_source: Option<FailureSource>,
