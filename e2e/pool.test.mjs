@@ -1,8 +1,11 @@
 // The bootstrap on a pool of Web Workers: the exported report is the same bytes with one worker
 // and with several, and equal to the CLI's; Cancel during a multi-worker run stops the
 // computation (the coordinating worker and, with it, the pool it started) and a new run works.
+// A file of many MB is read ahead by the pool (its lines parsed in slices on the pool workers):
+// the report, diagnostics included, is the same bytes as with one worker and as the CLI's.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 
@@ -17,6 +20,7 @@ import {
   progressState,
   progressText,
   setSetting,
+  tempDir,
 } from './lib.mjs';
 
 const BOOTSTRAP = 3000; // 12 chunks per dataset: every pool worker gets several
@@ -73,5 +77,78 @@ test('Cancel during a multi-worker bootstrap stops it; the next run completes', 
   const bytes = (await download(page, 'export-report-json')).bytes;
   const native = cliReportBytes([EXAMPLE_NAME], { cwd: path.dirname(EXAMPLE), bootstrap: 1000, seed: 0 });
   assert.ok(bytes.equals(native), 'the report after a cancelled run equals the CLI');
+  await assertHealthy();
+});
+
+/**
+ * About 11 MB of canonical JSONL with everything whose handling depends on line order: tools
+ * lines (set, cleared, set again) and rollouts with their own tools, over 1,000 malformed lines
+ * spread through the file (the report keeps the first 1,000 diagnostics), blank lines, CRLF,
+ * a 300 KB line across slice boundaries, "tools" inside a text, no final line break.
+ */
+function manyMegabytes() {
+  const tools = '[{"type":"function","function":{"name":"cd","parameters":{"type":"object","properties":{"folder":{"type":"string"}},"required":["folder"]}}}]';
+  const steps = [
+    '{"tool":"cd","args":{"folder":"a"},"ok":true}',
+    '{"tool":"cd","args":{"folder":"b/c"},"ok":true,"observation":"moved to b/c"}',
+    '{"tool":"mv","args":{"to":"b"},"ok":false,"error":"No such file"}',
+    '{"tool":"cd","args":{"folder":1}}',
+    '{"tool":"ls","error":"permission denied","label":"precondition"}',
+  ];
+  const lines = [`{"tools":${tools}}`];
+  for (let i = 1; lines.length < 52_000; i++) {
+    const names = `"dataset":"ds${i % 3}","task_id":"t${(i * 7) % 911}","model":"m${i % 2}","method":"x${(i >> 1) % 3}"`;
+    const n = i % 5;
+    const s = Array.from({ length: n }, (_, k) => steps[(i + k * 3) % steps.length]).join(',');
+    const cost = i % 4 === 0 ? `,"cost":{"tokens":${(i % 1000) + 0.5},"usd":${(i % 97) / 1000}}` : '';
+    let line = `{${names},"success":${i % 3 === 0},"steps":[${s}]${cost}}`;
+    if (i % 23 === 0) line = `not json ${i}`;
+    else if (i % 37 === 0) line = `{${names},"success":"yes","steps":[]}`;
+    else if (i % 401 === 0) line = i % 2 ? '' : '   ';
+    else if (i % 5003 === 0) line = '{"tools":null}';
+    else if (i % 7001 === 0) line = `{"tools":${tools}}`;
+    else if (i % 1009 === 0) line = `{${names},"success":true,"steps":[${s}],"tools":${tools}}`;
+    else if (i % 997 === 0) line = `{${names},"success":false,"steps":[{"tool":"x","ok":false,"error":"\\"tools\\" missing"}]}`;
+    else if (i === 17_000) line = `{${names},"success":false,"steps":[{"tool":"cd","ok":false,"error":"${'x'.repeat(300_000)}"}]}`;
+    lines.push(line + (i % 7 === 0 ? '\r' : ''));
+  }
+  return lines.join('\n');
+}
+
+test('a file of many MB read ahead by the pool: 1 worker = 2 workers = CLI, diagnostics included', { timeout: 300_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const file = path.join(dir, 'many-mb.jsonl');
+  fs.writeFileSync(file, manyMegabytes());
+  const size = fs.statSync(file).size;
+  assert.ok(size > 10 * 2 ** 20, `${size} bytes: several slices for the pool`);
+  const bootstrap = 200;
+  const native = cliReportBytes(['many-mb.jsonl'], { cwd: dir, bootstrap, seed: 0 });
+  const report = JSON.parse(native.toString('utf8'));
+  assert.equal(report.diagnostics.length, 1000, 'the first 1,000 diagnostics are kept');
+  assert.ok(report.diagnostics_total > 1500, `${report.diagnostics_total} diagnostics in all`);
+
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', bootstrap);
+  const exports = {};
+  await setSetting(page, 'settings-workers', 2);
+  for (const workers of [2, 1]) {
+    // The file is picked once; changing the pool size computes again.
+    const action = workers === 2
+      ? () => page.getByTestId('file-input').setInputFiles(file)
+      : () => setSetting(page, 'settings-workers', workers);
+    const text = await computeAfter(page, action, 240_000);
+    const readAhead = Number(await page.getByTestId('progress').getAttribute('data-read-ahead'));
+    t.diagnostic(`${workers} worker(s): ${text}; ${readAhead} lines read ahead by the pool`);
+    if (workers > 1) {
+      assert.match(text, /on 2 workers$/, text);
+      assert.ok(readAhead > 40_000, `${readAhead} lines read ahead`);
+    } else {
+      assert.match(text, /^Done in \d+ ms$/, text);
+      assert.equal(readAhead, 0, 'one worker reads every line itself');
+    }
+    exports[workers] = (await download(page, 'export-report-json')).bytes;
+  }
+  assert.ok(exports[2].equals(native), `2 workers (${exports[2].length} bytes) differ from the CLI (${native.length} bytes)`);
+  assert.ok(exports[1].equals(native), `1 worker (${exports[1].length} bytes) differs from the CLI (${native.length} bytes)`);
   await assertHealthy();
 });

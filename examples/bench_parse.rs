@@ -1,14 +1,16 @@
 //! Benchmark of the parse alone: a file read through [`Ingest`] in chunks, as the CLI reads it.
 //!
 //! `cargo run --release --example bench_parse -- FILE [--threads N] [--runs R] [--chunk BYTES]
-//! [--min-chunk BYTES | --sequential | --prepare-only]`
+//! [--min-chunk BYTES | --sequential | --prepare-only | --sliced]`
 //!
 //! Streams FILE from disk in chunks of `--chunk` bytes (default 1 MiB, the CLI's) and prints the
 //! median over R runs of the time to the finished corpus, on N threads (default: every core).
 //! `--min-chunk` sets the smallest chunk parsed on several threads (default: the ingest's);
 //! `--sequential` reads every line on the calling thread; `--prepare-only` times only the part
-//! the threads share (each line's JSON parse and validation) on one thread. `bench/parse.sh`
-//! runs it.
+//! the threads share (each line's JSON parse and validation) on one thread; `--sliced` times the
+//! browser's split on one thread: the pool workers' share (`prepare_slice` + encoding, per slice
+//! of `--chunk` bytes) and the coordinator's (decoding + `push_prepared`). `bench/parse.sh` runs
+//! it.
 
 use std::io::Read;
 use std::time::Instant;
@@ -23,6 +25,7 @@ fn main() {
     let mut chunk = 1usize << 20;
     let mut parallel = ParallelParse::default();
     let mut prepare_only = false;
+    let mut sliced = false;
     let number = |v: Option<String>, what: &str| -> usize {
         v.and_then(|v| v.parse().ok())
             .unwrap_or_else(|| panic!("{what} N"))
@@ -35,6 +38,7 @@ fn main() {
             "--min-chunk" => parallel.min_chunk = number(args.next(), "--min-chunk"),
             "--sequential" => parallel = ParallelParse::OFF,
             "--prepare-only" => prepare_only = true,
+            "--sliced" => sliced = true,
             _ => file = Some(a),
         }
     }
@@ -66,6 +70,9 @@ fn main() {
             times[times.len() / 2]
         );
         return;
+    }
+    if sliced {
+        return bench_sliced(&file, chunk, runs);
     }
     let mut times = Vec::new();
     let (mut rollouts, mut diagnostics, mut bytes) = (0, 0, 0);
@@ -105,5 +112,73 @@ fn main() {
         chunk >> 10,
         rayon::current_num_threads(),
         bytes as f64 / 1e6 / t
+    );
+}
+
+/// The browser's split (`ingest::prepared`), both shares timed on this thread: what the pool
+/// workers do per slice, and what is left to the coordinator.
+fn bench_sliced(file: &str, piece: usize, runs: usize) {
+    use prefix_exec::ingest::prepared::{prepare_slice, PreparedLines};
+    let bytes = std::fs::read(file).expect("readable input");
+    // As in the browser: the first 64 KiB, read plainly, tell the format; slices follow.
+    let head = bytes.len().min(64 * 1024);
+    let starts: Vec<usize> = (head..bytes.len()).step_by(piece).collect();
+    let median = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    let (mut pool, mut coordinator, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut encoded_bytes, mut taken, mut rollouts) = (0, 0, 0);
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let encoded: Vec<Vec<u8>> = starts
+            .iter()
+            .map(|&a| {
+                let from = a.saturating_sub(1);
+                let to = (a + piece).min(bytes.len());
+                prepare_slice(&bytes[from..to], from as u64).encode()
+            })
+            .collect();
+        pool.push(t0.elapsed().as_secs_f64());
+        encoded_bytes = encoded.iter().map(Vec::len).sum::<usize>();
+        let t0 = Instant::now();
+        let mut ingest = Ingest::new();
+        ingest.set_parallel_parse(ParallelParse::OFF);
+        let f = ingest.begin_file(file);
+        ingest.push(f, &bytes[..head]);
+        taken = 0;
+        for (k, &a) in starts.iter().enumerate() {
+            let to = (a + piece).min(bytes.len());
+            let mut lines = PreparedLines::decode(&encoded[k]).expect("decodes");
+            let held = lines.len();
+            ingest.push_prepared(f, &bytes[a..to], &mut lines);
+            taken += held - lines.len();
+        }
+        ingest.end_file(f);
+        let corpus = ingest.finish();
+        coordinator.push(t0.elapsed().as_secs_f64());
+        rollouts = corpus.rollouts.len();
+        let t0 = Instant::now();
+        let mut ingest = Ingest::new();
+        ingest.set_parallel_parse(ParallelParse::OFF);
+        let f = ingest.begin_file(file);
+        ingest.push(f, &bytes[..head]);
+        for &a in &starts {
+            ingest.push(f, &bytes[a..(a + piece).min(bytes.len())]);
+        }
+        ingest.end_file(f);
+        std::hint::black_box(ingest.finish());
+        plain.push(t0.elapsed().as_secs_f64());
+    }
+    println!(
+        "{file}: {} MB in slices of {} KiB, {rollouts} rollouts, {taken} lines read ahead \
+         ({:.1} MB encoded); one thread, medians of {runs}: plain push {:.3} s; pool's share \
+         (prepare_slice + encode) {:.3} s; coordinator's share (decode + push_prepared) {:.3} s",
+        bytes.len() >> 20,
+        piece >> 10,
+        encoded_bytes as f64 / 1e6,
+        median(plain),
+        median(pool),
+        median(coordinator),
     );
 }

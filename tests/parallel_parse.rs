@@ -158,31 +158,35 @@ fn read_sliced(
     shift: usize,
 ) -> (String, usize) {
     let mut taken = 0;
-    let text = read_with(files, ParallelParse::OFF, &mut |ingest, f, bytes, converted| {
-        let starts: Vec<usize> = (0..bytes.len()).step_by(piece.max(1)).collect();
-        for (k, &a) in starts.iter().enumerate() {
-            let b = (a + piece).min(bytes.len());
-            let (ra, rb) = match starts.get(k + shift) {
-                Some(&ra) => (ra, (ra + piece).min(bytes.len())),
-                None => (a, b),
-            };
-            let from = ra.saturating_sub(1);
-            let encoded = prepare_slice(&bytes[from..rb], from as u64).encode();
-            let mut lines = PreparedLines::decode(&encoded).expect("decodes");
-            let held = lines.len();
-            let mut at = a;
-            for size in sizes.iter().cycle() {
-                if at >= b {
-                    break;
+    let text = read_with(
+        files,
+        ParallelParse::OFF,
+        &mut |ingest, f, bytes, converted| {
+            let starts: Vec<usize> = (0..bytes.len()).step_by(piece.max(1)).collect();
+            for (k, &a) in starts.iter().enumerate() {
+                let b = (a + piece).min(bytes.len());
+                let (ra, rb) = match starts.get(k + shift) {
+                    Some(&ra) => (ra, (ra + piece).min(bytes.len())),
+                    None => (a, b),
+                };
+                let from = ra.saturating_sub(1);
+                let encoded = prepare_slice(&bytes[from..rb], from as u64).encode();
+                let mut lines = PreparedLines::decode(&encoded).expect("decodes");
+                let held = lines.len();
+                let mut at = a;
+                for size in sizes.iter().cycle() {
+                    if at >= b {
+                        break;
+                    }
+                    let end = at.saturating_add(*size).min(b);
+                    ingest.push_prepared(f, &bytes[at..end], &mut lines);
+                    at = end;
+                    converted.extend(ingest.drain_converted());
                 }
-                let end = at.saturating_add(*size).min(b);
-                ingest.push_prepared(f, &bytes[at..end], &mut lines);
-                at = end;
-                converted.extend(ingest.drain_converted());
+                taken += held - lines.len();
             }
-            taken += held - lines.len();
-        }
-    });
+        },
+    );
     (text, taken)
 }
 

@@ -223,8 +223,11 @@ impl Ingest {
     /// [`Ingest::push`] with readings of the chunk's canonical lines computed elsewhere (the
     /// browser's pool workers; see [`prepared`]). Readings of lines not in the chunk, or for a
     /// file that is not canonical JSONL, are ignored; the result is the same as `push`'s.
-    pub fn push_prepared(&mut self, file: FileId, chunk: &[u8], lines: &mut PreparedLines) {
-        self.push_with(file, chunk, Some(lines));
+    /// Returns how many readings were used.
+    pub fn push_prepared(&mut self, file: FileId, chunk: &[u8], lines: &mut PreparedLines) -> u64 {
+        let mut used = 0;
+        self.push_with(file, chunk, Some((lines, &mut used)));
+        used
     }
 
     /// Whether the file is being read as canonical JSONL, line by line (so readings computed
@@ -239,7 +242,12 @@ impl Ingest {
         )
     }
 
-    fn push_with(&mut self, file: FileId, chunk: &[u8], prepared: Option<&mut PreparedLines>) {
+    fn push_with(
+        &mut self,
+        file: FileId,
+        chunk: &[u8],
+        prepared: Option<(&mut PreparedLines, &mut u64)>,
+    ) {
         let i = file.index();
         let Some(reader) = self.readers.get_mut(i) else {
             return;
@@ -270,12 +278,13 @@ impl Ingest {
             Reader::Lines { splitter, format } => {
                 let format = *format;
                 let (corpus, session) = (&mut self.corpus, &mut self.session);
-                if let (Format::Canonical, Some(lines)) = (format, prepared) {
+                if let (Format::Canonical, Some((lines, used))) = (format, prepared) {
                     splitter.push(chunk, &mut |line| {
                         let prepared = match line {
                             Line::Text { offset, bytes, .. } => lines.take(offset, bytes.len()),
                             Line::TooLong { .. } => None,
                         };
+                        *used += u64::from(prepared.is_some());
                         accept_line(corpus, session, file, format, line, prepared)
                     });
                 } else if format == Format::Canonical && self.parallel.applies(chunk.len()) {

@@ -141,7 +141,8 @@ mod tests {
     #[test]
     fn readings_survive_the_encoding_and_are_taken_only_where_they_match() {
         let file = format!("x\n{ROLLOUT}\n[1]\n{ROLLOUT}\n");
-        let mut lines = PreparedLines::decode(&prepare_slice(file.as_bytes(), 40).encode()).unwrap();
+        let mut lines =
+            PreparedLines::decode(&prepare_slice(file.as_bytes(), 40).encode()).unwrap();
         assert_eq!(lines.len(), 3);
         // The wrong length, then a line past the first reading: nothing, and the first dropped.
         assert!(lines.take(42, ROLLOUT.len() + 1).is_none());

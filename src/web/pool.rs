@@ -11,8 +11,17 @@
 //! handed out as workers finish, two batches in flight per worker, so a slow worker delays no
 //! one. No memory is shared (a static host cannot send the headers `SharedArrayBuffer` needs).
 //!
+//! The same pool reads canonical JSONL files ahead of the coordinator ([`ParseRun`]): each
+//! pool worker is sent a slice of a file (a `File`, structured-cloned, and a byte range:
+//! [`ToWorker::PoolPrepare`]), reads it itself and answers with the readings of the lines it
+//! holds whole ([`crate::ingest::prepared`], moved as bytes). The coordinator reads the same
+//! slices in order and pushes them with those readings, so it does only the order-dependent part
+//! of parsing; a reading that is missing (a worker that failed, a line cut by a slice boundary)
+//! only means the coordinator reads that line itself. The corpus is the same either way.
+//!
 //! Cancelling terminates the coordinator, and with it every worker it started. Pool size 1
-//! (or a report without a bootstrap) is the single-worker path: the coordinator runs every job.
+//! (or a report without a bootstrap) is the single-worker path: the coordinator runs every job
+//! and reads every line.
 
 use std::cell::RefCell;
 
@@ -21,6 +30,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
 use super::protocol::{FromWorker, PoolBlock, PoolReply, ToWorker};
+use crate::ingest::prepared::PreparedLines;
 use crate::report::{BootstrapJob, Progress, ReportPlan};
 use crate::stats::bootstrap::{chunk_range, ResampleTable};
 
@@ -58,9 +68,55 @@ struct Run {
     progress: Box<dyn FnMut(Progress)>,
 }
 
+/// Slices a pool worker holds at once: it reads the next while the coordinator takes its answer.
+const PIECES_IN_FLIGHT: usize = 2;
+
+/// A slice of a file as a pool worker sends it back.
+#[derive(Default)]
+pub struct Piece {
+    /// The readings of its lines, decoded (none when the worker could not read the slice).
+    pub lines: PreparedLines,
+    /// Its bytes as the worker read them (from the byte before the slice), moved to this
+    /// worker: the coordinator need not read the file again.
+    bytes: Option<js_sys::Uint8Array>,
+}
+
+impl Piece {
+    /// The slice's bytes `from..to`, if the pool worker sent them.
+    pub fn bytes(&self, from: u64, to: u64) -> Option<Vec<u8>> {
+        let array = self.bytes.as_ref()?;
+        let len = u32::try_from(to.checked_sub(from)?).ok()?;
+        (array.length() == len.checked_add(1)?).then(|| array.subarray(1, len + 1).to_vec())
+    }
+}
+
+/// A file read ahead by the pool, slice by slice (see the module documentation).
+struct Parse {
+    id: u32,
+    file: web_sys::File,
+    /// Piece `k` is bytes `from + k * piece` to the next piece's start (the last: to `to`).
+    from: u64,
+    to: u64,
+    piece: u64,
+    count: usize,
+    /// The next piece to hand out, and the first the coordinator has not taken yet: pieces are
+    /// handed out at most `PIECES_IN_FLIGHT` per worker ahead of it, so memory stays bounded
+    /// whatever the speeds.
+    next: usize,
+    taken: usize,
+    in_flight: Vec<usize>,
+    /// Pieces back from the pool and not taken yet.
+    ready: std::collections::BTreeMap<usize, Piece>,
+    /// The coordinator's wait for a piece.
+    waiting: Option<(usize, js_sys::Function)>,
+    /// A pool worker stopped: nothing more is handed out or awaited.
+    broken: bool,
+}
+
 thread_local! {
     static MEMBERS: RefCell<Vec<Member>> = const { RefCell::new(Vec::new()) };
     static RUN: RefCell<Option<Run>> = const { RefCell::new(None) };
+    static PARSE: RefCell<Option<Parse>> = const { RefCell::new(None) };
     static NEXT_RUN: RefCell<u32> = const { RefCell::new(1) };
     /// A pool worker's tables, by block index (`None`: a block without bootstrap).
     static TABLES: RefCell<Vec<Option<ResampleTable>>> = const { RefCell::new(Vec::new()) };
@@ -81,6 +137,10 @@ pub fn resize(size: u32) {
     } else {
         0
     };
+    if MEMBERS.with(|m| m.borrow().len()) > want {
+        // Slices handed to the workers let go would never come back.
+        break_parse();
+    }
     MEMBERS.with(|m| {
         let mut members = m.borrow_mut();
         while members.len() > want {
@@ -113,6 +173,7 @@ fn spawn(index: usize) -> Result<Member, JsValue> {
     });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        break_parse();
         fail(format!("pool worker {} stopped unexpectedly", index + 1))
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -290,8 +351,237 @@ fn on_member_message(index: usize, event: MessageEvent) {
                 None => {}
             }
         }
-        Ok(PoolReply::Failed { message }) => fail(format!("pool worker {}: {message}", index + 1)),
+        Ok(PoolReply::PoolPrepared { run, piece }) => piece_back(index, run, piece, &data),
+        Ok(PoolReply::Failed { message }) => {
+            // A worker that failed (its panic hook reports a bug) answers nothing more.
+            break_parse();
+            fail(format!("pool worker {}: {message}", index + 1))
+        }
         _ => {} // Ready and the like
+    }
+}
+
+/// A file's slices read ahead by the pool while the coordinator takes them in order; see the
+/// module documentation. Dropping it ends the run (answers still on their way are ignored).
+pub struct ParseRun {
+    id: u32,
+}
+
+impl ParseRun {
+    /// Starts reading bytes `from..to` of `file` ahead, in pieces of `piece` bytes (`from > 0`:
+    /// each piece is read from the byte before it). `None` without a pool.
+    pub fn start(file: &web_sys::File, from: u64, to: u64, piece: u64) -> Option<ParseRun> {
+        let members = size();
+        if members < 2 || from == 0 || to <= from || piece == 0 {
+            return None;
+        }
+        let id = NEXT_RUN.with(|n| {
+            let mut n = n.borrow_mut();
+            *n += 1;
+            *n
+        });
+        PARSE.with(|p| {
+            *p.borrow_mut() = Some(Parse {
+                id,
+                file: file.clone(),
+                from,
+                to,
+                piece,
+                count: (to - from).div_ceil(piece) as usize,
+                next: 0,
+                taken: 0,
+                in_flight: vec![0; members],
+                ready: Default::default(),
+                waiting: None,
+                broken: false,
+            })
+        });
+        for index in 0..members {
+            dispatch_pieces(index);
+        }
+        Some(ParseRun { id })
+    }
+
+    /// The byte range of piece `k`.
+    pub fn range(&self, k: usize) -> (u64, u64) {
+        PARSE.with(|p| {
+            p.borrow()
+                .as_ref()
+                .filter(|p| p.id == self.id)
+                .map_or((0, 0), |p| piece_range(p, k))
+        })
+    }
+
+    /// Piece `k` (empty when it will not come), waiting for it if need be. Taking piece `k`
+    /// lets the pool read further ahead.
+    pub async fn take(&self, k: usize) -> Piece {
+        let members = PARSE.with(|p| {
+            let mut p = p.borrow_mut();
+            let Some(run) = p.as_mut().filter(|p| p.id == self.id) else {
+                return 0;
+            };
+            run.taken = run.taken.max(k);
+            run.in_flight.len()
+        });
+        for index in 0..members {
+            dispatch_pieces(index);
+        }
+        let mut resolve = None;
+        let promise = js_sys::Promise::new(&mut |res, _| resolve = Some(res));
+        let ready = PARSE.with(|p| {
+            let mut p = p.borrow_mut();
+            let run = p.as_mut().filter(|p| p.id == self.id)?;
+            if let Some(piece) = run.ready.remove(&k) {
+                return Some(piece);
+            }
+            if run.broken || k >= run.next {
+                // Never handed out (or never coming): the coordinator reads the slice itself.
+                return Some(Piece::default());
+            }
+            run.waiting = resolve.take().map(|r| (k, r));
+            None
+        });
+        if let Some(piece) = ready {
+            return piece;
+        }
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        PARSE.with(|p| {
+            let mut p = p.borrow_mut();
+            p.as_mut()
+                .filter(|p| p.id == self.id)
+                .and_then(|run| run.ready.remove(&k))
+                .unwrap_or_default()
+        })
+    }
+}
+
+impl Drop for ParseRun {
+    fn drop(&mut self) {
+        PARSE.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.as_ref().is_some_and(|p| p.id == self.id) {
+                *p = None;
+            }
+        });
+    }
+}
+
+fn piece_range(run: &Parse, k: usize) -> (u64, u64) {
+    let start = run.from + k as u64 * run.piece;
+    (start.min(run.to), (start + run.piece).min(run.to))
+}
+
+/// Hands pool worker `index` pieces up to its share of the look-ahead.
+fn dispatch_pieces(index: usize) {
+    loop {
+        let msg = PARSE.with(|p| {
+            let mut p = p.borrow_mut();
+            let run = p.as_mut()?;
+            let ahead = PIECES_IN_FLIGHT * run.in_flight.len();
+            let busy = run.in_flight.get(index).copied().unwrap_or(usize::MAX);
+            if run.broken
+                || busy >= PIECES_IN_FLIGHT
+                || run.next >= run.count
+                || run.next >= run.taken + ahead
+            {
+                return None;
+            }
+            let piece = run.next;
+            run.next += 1;
+            run.in_flight[index] += 1;
+            let (from, to) = piece_range(run, piece);
+            Some((
+                ToWorker::PoolPrepare {
+                    run: run.id,
+                    piece,
+                    // The byte before the slice tells whether a line begins at its start.
+                    from: from - 1,
+                    to,
+                },
+                run.file.clone(),
+            ))
+        });
+        let Some((msg, file)) = msg else {
+            return;
+        };
+        MEMBERS.with(|m| {
+            if let Some(member) = m.borrow().get(index) {
+                send(&member.worker, &msg, "file", &file);
+            }
+        });
+    }
+}
+
+/// A pool worker's answer for a piece, on the coordinator.
+fn piece_back(index: usize, run: u32, piece: usize, data: &JsValue) {
+    let array = |key: &str| {
+        js_sys::Reflect::get(data, &key.into())
+            .ok()
+            .filter(|v| v.is_instance_of::<js_sys::Uint8Array>())
+            .map(|v| v.unchecked_into::<js_sys::Uint8Array>())
+    };
+    let resolve = PARSE.with(|p| {
+        let mut p = p.borrow_mut();
+        let parse = p.as_mut().filter(|p| p.id == run)?;
+        if let Some(n) = parse.in_flight.get_mut(index) {
+            *n = n.saturating_sub(1);
+        }
+        if piece >= parse.taken {
+            // Bytes that are not an encoding are a bug: the coordinator then reads every line
+            // of the slice itself, with the same result.
+            let lines = array("lines")
+                .and_then(|a| PreparedLines::decode(&a.to_vec()).ok())
+                .unwrap_or_default();
+            let bytes = array("bytes");
+            parse.ready.insert(piece, Piece { lines, bytes });
+        }
+        match parse.waiting.take() {
+            Some((k, resolve)) if k == piece => Some(resolve),
+            other => {
+                parse.waiting = other;
+                None
+            }
+        }
+    });
+    if let Some(resolve) = resolve {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+    dispatch_pieces(index);
+}
+
+/// Stops reading ahead after a pool worker stopped: the coordinator reads the rest itself.
+fn break_parse() {
+    let resolve = PARSE.with(|p| {
+        let mut p = p.borrow_mut();
+        let parse = p.as_mut()?;
+        parse.broken = true;
+        parse.waiting.take().map(|(_, resolve)| resolve)
+    });
+    if let Some(resolve) = resolve {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+}
+
+/// On a pool worker: bytes `from..to` of `file` as read, and the encoded readings of their lines
+/// (neither when the slice cannot be read: the coordinator then reads it itself, and reports the
+/// file if it cannot either).
+pub fn prepare_piece(
+    file: &web_sys::File,
+    from: u64,
+    to: u64,
+) -> (Vec<u8>, Option<js_sys::Uint8Array>) {
+    let read = || -> Option<js_sys::Uint8Array> {
+        let reader = web_sys::FileReaderSync::new().ok()?;
+        let blob = file.slice_with_f64_and_f64(from as f64, to as f64).ok()?;
+        let buffer = reader.read_as_array_buffer(&blob).ok()?;
+        Some(js_sys::Uint8Array::new(&buffer))
+    };
+    match read() {
+        Some(array) => {
+            let lines = crate::ingest::prepared::prepare_slice(&array.to_vec(), from);
+            (lines.encode(), Some(array))
+        }
+        None => (PreparedLines::default().encode(), None),
     }
 }
 

@@ -119,6 +119,15 @@ pub enum ToWorker {
         seed: String,
         jobs: Vec<crate::report::BootstrapJob>,
     },
+    /// Pool worker: read bytes `from..to` of the file sent beside the message as `file` and
+    /// return the readings of the canonical lines that begin after a line break among them
+    /// (`crate::ingest::prepared`); they are piece `piece` of parse run `run`.
+    PoolPrepare {
+        run: u32,
+        piece: usize,
+        from: u64,
+        to: u64,
+    },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -154,9 +163,13 @@ pub enum FromWorker {
         job: u32,
         json: String,
         compute_ms: f64,
-        /// Web Workers that ran the bootstrap (1: the scoring worker alone).
+        /// Web Workers that ran the bootstrap or read the files ahead (1: the scoring worker
+        /// alone).
         #[serde(default = "one")]
         workers: u32,
+        /// Lines whose JSON parse and validation the pool did (`pool::ParseRun`).
+        #[serde(default)]
+        read_ahead: u64,
     },
     Rollouts {
         job: u32,
@@ -192,6 +205,12 @@ pub enum FromWorker {
         first: usize,
         count: usize,
     },
+    /// Pool worker → coordinator: the readings of piece `piece` of parse run `run`, encoded
+    /// (`PreparedLines::encode`), as the `Uint8Array` in the message's `lines` field (moved).
+    PoolPrepared {
+        run: u32,
+        piece: usize,
+    },
     /// The site zip is in the message's `zip` field.
     Site {
         job: u32,
@@ -204,7 +223,7 @@ pub enum FromWorker {
 }
 
 /// What the scoring worker reads of a pool worker's message: the JSON of [`FromWorker`]'s
-/// `pool_chunks` and `failed` messages (any other, such as `ready`, is ignored). A type of its
+/// `pool_chunks`, `pool_prepared` and `failed` messages (any other, such as `ready`, is ignored). A type of its
 /// own so that the worker's wasm does not carry `FromWorker`'s deserializer, which only the page
 /// needs (a size budget, README "Size").
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -214,6 +233,10 @@ pub enum PoolReply {
         run: u32,
         first: usize,
         count: usize,
+    },
+    PoolPrepared {
+        run: u32,
+        piece: usize,
     },
     Failed {
         message: String,

@@ -53,8 +53,10 @@ pub enum Status {
     },
     Ready {
         compute_ms: f64,
-        /// Web Workers that ran the bootstrap.
+        /// Web Workers that ran the bootstrap or read the files ahead.
         workers: u32,
+        /// Lines the pool read ahead (shown to tests as `data-read-ahead`).
+        read_ahead: u64,
     },
     Failed(String),
     /// Stopped by the user's Cancel.
@@ -554,6 +556,7 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             json,
             compute_ms,
             workers,
+            read_ahead,
         } if job == current => {
             bridge.update_value(|b| b.busy = false);
             match serde_json::from_str::<Report>(&json) {
@@ -563,6 +566,7 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
                     results.status.set(Status::Ready {
                         compute_ms,
                         workers,
+                        read_ahead,
                     });
                 }
                 Err(e) => results

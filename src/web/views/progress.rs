@@ -41,6 +41,7 @@ pub fn ProgressBar() -> impl IntoView {
         Status::Ready {
             compute_ms,
             workers,
+            ..
         } => match workers {
             0 | 1 => format!("Done in {compute_ms:.0} ms"),
             n => format!("Done in {compute_ms:.0} ms on {n} workers"),
@@ -49,8 +50,12 @@ pub fn ProgressBar() -> impl IntoView {
         Status::Cancelled => "Cancelled".to_string(),
         Status::Empty => String::new(),
     };
+    let read_ahead = move || match results.status.get() {
+        Status::Ready { read_ahead, .. } => read_ahead,
+        _ => 0,
+    };
     view! {
-        <div class="progress" data-testid="progress" data-state=state>
+        <div class="progress" data-testid="progress" data-state=state data-read-ahead=read_ahead>
             <div
                 class="bar"
                 role="progressbar"
