@@ -265,6 +265,8 @@ fn every_slice_size_gives_the_same_corpus() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
+    /// Both splits, natively by groups of lines and in the browser by slices of the file, read
+    /// the corpus one thread reads.
     #[test]
     fn parallel_parse_reads_the_same_corpus(
         lines in prop::collection::vec((any::<u8>(), any::<u32>(), any::<bool>()), 0..60),
@@ -275,6 +277,8 @@ proptest! {
         sizes in prop::collection::vec(1..400usize, 1..6),
         min_chunk in 0..200usize,
         group in 1..600usize,
+        piece in 1..3_000usize,
+        shift in prop::sample::select(vec![0usize, 0, 0, 1, 2]),
     ) {
         let bytes = file(&lines, bom, final_newline, many_bad);
         let mut files = vec![("a/runs.jsonl", &bytes[..])];
@@ -287,25 +291,6 @@ proptest! {
         // Every group size on the whole file at once.
         let got = read(&files, forced(0, group), &[usize::MAX]);
         prop_assert!(got == reference, "group {}", group);
-    }
-
-    #[test]
-    fn sliced_parse_reads_the_same_corpus(
-        lines in prop::collection::vec((any::<u8>(), any::<u32>(), any::<bool>()), 0..60),
-        bom in any::<bool>(),
-        final_newline in any::<bool>(),
-        many_bad in prop::sample::select(vec![0usize, 0, 2, 1_001, 1_010]),
-        repeated in any::<bool>(),
-        sizes in prop::collection::vec(1..400usize, 1..6),
-        piece in 1..3_000usize,
-        shift in prop::sample::select(vec![0usize, 0, 0, 1, 2]),
-    ) {
-        let bytes = file(&lines, bom, final_newline, many_bad);
-        let mut files = vec![("a/runs.jsonl", &bytes[..])];
-        if repeated {
-            files.push(("b/runs.jsonl", &bytes[..]));
-        }
-        let reference = read(&files, ParallelParse::OFF, &[usize::MAX]);
         let (got, _) = read_sliced(&files, piece, &sizes, shift);
         prop_assert!(got == reference, "sizes {:?}, piece {}, shift {}", sizes, piece, shift);
     }
