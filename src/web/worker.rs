@@ -528,13 +528,7 @@ async fn compute(
                     (end as f64, Some(read))
                 }
                 None => {
-                    let chunk = if !pooled {
-                        CHUNK
-                    } else if at == 0.0 {
-                        HEAD
-                    } else {
-                        PIECE
-                    };
+                    let chunk = if pooled && at == 0.0 { HEAD } else { CHUNK };
                     ((at + chunk).min(size), None)
                 }
             };
