@@ -98,7 +98,6 @@ struct Parse {
     from: u64,
     to: u64,
     piece: u64,
-    count: usize,
     /// The next piece to hand out, and the first the coordinator has not taken yet: pieces are
     /// handed out at most `PIECES_IN_FLIGHT` per worker ahead of it, so memory stays bounded
     /// whatever the speeds.
@@ -387,7 +386,6 @@ impl ParseRun {
                 from,
                 to,
                 piece,
-                count: (to - from).div_ceil(piece) as usize,
                 next: 0,
                 taken: 0,
                 in_flight: vec![0; members],
@@ -426,24 +424,28 @@ impl ParseRun {
         for index in 0..members {
             dispatch_pieces(index);
         }
-        let mut resolve = None;
-        let promise = js_sys::Promise::new(&mut |res, _| resolve = Some(res));
         let ready = PARSE.with(|p| {
             let mut p = p.borrow_mut();
-            let run = p.as_mut().filter(|p| p.id == self.id)?;
+            let Some(run) = p.as_mut().filter(|p| p.id == self.id) else {
+                return Some(Piece::default());
+            };
             if let Some(piece) = run.ready.remove(&k) {
                 return Some(piece);
             }
-            if run.broken || k >= run.next {
-                // Never handed out (or never coming): the coordinator reads the slice itself.
-                return Some(Piece::default());
-            }
-            run.waiting = resolve.take().map(|r| (k, r));
-            None
+            // Never handed out, or never coming: the coordinator reads the slice itself.
+            (run.broken || k >= run.next).then(Piece::default)
         });
         if let Some(piece) = ready {
             return piece;
         }
+        // The executor runs at once: the answer's arrival resolves the wait.
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            PARSE.with(|p| {
+                if let Some(run) = p.borrow_mut().as_mut() {
+                    run.waiting = Some((k, resolve));
+                }
+            })
+        });
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
         PARSE.with(|p| {
             let mut p = p.borrow_mut();
@@ -466,6 +468,12 @@ impl Drop for ParseRun {
     }
 }
 
+impl Parse {
+    fn count(&self) -> usize {
+        (self.to - self.from).div_ceil(self.piece) as usize
+    }
+}
+
 fn piece_range(run: &Parse, k: usize) -> (u64, u64) {
     let start = run.from + k as u64 * run.piece;
     (start.min(run.to), (start + run.piece).min(run.to))
@@ -481,7 +489,7 @@ fn dispatch_pieces(index: usize) {
             let busy = run.in_flight.get(index).copied().unwrap_or(usize::MAX);
             if run.broken
                 || busy >= PIECES_IN_FLIGHT
-                || run.next >= run.count
+                || run.next >= run.count()
                 || run.next >= run.taken + ahead
             {
                 return None;

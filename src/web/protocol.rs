@@ -223,9 +223,9 @@ pub enum FromWorker {
 }
 
 /// What the scoring worker reads of a pool worker's message: the JSON of [`FromWorker`]'s
-/// `pool_chunks`, `pool_prepared` and `failed` messages (any other, such as `ready`, is ignored). A type of its
-/// own so that the worker's wasm does not carry `FromWorker`'s deserializer, which only the page
-/// needs (a size budget, README "Size").
+/// `pool_chunks`, `pool_prepared` and `failed` messages (any other, such as `ready`, is
+/// ignored). A type of its own so that the worker's wasm does not carry `FromWorker`'s
+/// deserializer, which only the page needs (a size budget, README "Size").
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PoolReply {

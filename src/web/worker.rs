@@ -23,7 +23,7 @@ const CHUNK: f64 = 4.0 * 1024.0 * 1024.0;
 /// With a pool: the first read of a file, which tells its format, and the slices the pool reads
 /// ahead (a few tens of milliseconds of parsing each, so messages cost little).
 const HEAD: f64 = 64.0 * 1024.0;
-const PIECE: f64 = 4.0 * 1024.0 * 1024.0;
+const PIECE: f64 = CHUNK;
 /// Files with less than this left after the first read are read by the coordinator alone.
 const MIN_PARSE_AHEAD: f64 = 2.0 * PIECE;
 /// Minimum time between progress messages.
@@ -49,18 +49,22 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(msg: &FromWorker) {
-    post_with(msg, "", &JsValue::UNDEFINED);
+    post_with(msg, &[], None);
 }
 
-/// Posts a message with one extra field (binary data that should not go through JSON).
-fn post_with(msg: &FromWorker, key: &str, value: &JsValue) {
+/// Posts a message with extra fields (binary data that should not go through JSON); the
+/// buffers in `transfer` are moved to the receiver rather than copied.
+fn post_with(msg: &FromWorker, fields: &[(&str, &JsValue)], transfer: Option<&js_sys::Array>) {
     let text = serde_json::to_string(msg).unwrap_or_default();
     let obj = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
-    if !key.is_empty() {
-        let _ = js_sys::Reflect::set(&obj, &key.into(), value);
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&obj, &(*key).into(), value);
     }
-    let _ = scope().post_message(&obj);
+    let _ = match transfer {
+        Some(transfer) => scope().post_message_with_transfer(&obj, transfer),
+        None => scope().post_message(&obj),
+    };
 }
 
 /// Reads a whole file with `FileReaderSync`.
@@ -359,18 +363,18 @@ fn on_message(event: MessageEvent) {
                 .filter(|f| f.is_instance_of::<File>())
                 .map(|f| super::pool::prepare_piece(&f.unchecked_into(), from, to))
                 .unwrap_or_default();
-            let text =
-                serde_json::to_string(&FromWorker::PoolPrepared { run, piece }).unwrap_or_default();
             let lines = js_sys::Uint8Array::from(&lines[..]);
-            let obj = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
-            let _ = js_sys::Reflect::set(&obj, &"lines".into(), &lines);
             let transfer = js_sys::Array::of1(&lines.buffer());
-            if let Some(bytes) = bytes {
-                let _ = js_sys::Reflect::set(&obj, &"bytes".into(), &bytes);
+            let bytes = bytes.map_or(JsValue::UNDEFINED, |bytes| {
                 transfer.push(&bytes.buffer());
-            }
-            let _ = scope().post_message_with_transfer(&obj, &transfer);
+                bytes.into()
+            });
+            let fields = [("lines", &JsValue::from(&lines)), ("bytes", &bytes)];
+            post_with(
+                &FromWorker::PoolPrepared { run, piece },
+                &fields,
+                Some(&transfer),
+            );
         }
         ToWorker::CheckRules { text } => {
             let result = crate::label::LabelSettings::parse_user_rules(&text);
@@ -383,13 +387,7 @@ fn on_message(event: MessageEvent) {
             seed,
             jobs,
         } => match super::pool::run_chunks(run, first, resamples, &seed, &jobs) {
-            Ok((msg, values, transfer)) => {
-                let text = serde_json::to_string(&msg).unwrap_or_default();
-                let obj = js_sys::Object::new();
-                let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
-                let _ = js_sys::Reflect::set(&obj, &"values".into(), &values);
-                let _ = scope().post_message_with_transfer(&obj, &transfer);
-            }
+            Ok((msg, values, transfer)) => post_with(&msg, &[("values", &values)], Some(&transfer)),
             Err(message) => post(&FromWorker::Failed { job: run, message }),
         },
         ToWorker::Rollouts { job, query } => STATE.with(|s| {
@@ -408,8 +406,8 @@ fn on_message(event: MessageEvent) {
                     let bytes = zip.len() as u64;
                     post_with(
                         &FromWorker::Site { job, bytes },
-                        "zip",
-                        &js_sys::Uint8Array::from(&zip[..]),
+                        &[("zip", &js_sys::Uint8Array::from(&zip[..]))],
+                        None,
                     );
                 }
                 Err(message) => post(&FromWorker::SiteFailed { job, message }),
