@@ -33,6 +33,9 @@ pub(crate) struct Session {
     pub(crate) summary: ImportSummary,
     output: Output,
     resolved: bool,
+    /// The labellers made so far, by their settings: files with the same settings share one,
+    /// so a run folder of thousands of files compiles the rule table once, not once a file.
+    labellers: Vec<(crate::label::LabelSettings, std::sync::Arc<Labeller>)>,
 }
 
 impl Session {
@@ -44,6 +47,7 @@ impl Session {
             summary: ImportSummary::default(),
             output: Output::default(),
             resolved: false,
+            labellers: Vec::new(),
         }
     }
 
@@ -76,12 +80,10 @@ impl Session {
             schema_checks: options.schema_checks,
             ..Readback::default()
         });
-        // Options are checked where they are made (CLI, app settings); rules that still do not
-        // compile label nothing rather than failing the file.
-        let labeller = Labeller::new(&options.labels).unwrap_or_else(|_| Labeller::none());
+        let labeller = self.labeller(&options.labels);
         self.files.push(FileMeta {
             name: name.to_string(),
-            labeller: std::sync::Arc::new(labeller),
+            labeller,
             options,
             resolved: false,
         });
@@ -90,6 +92,19 @@ impl Session {
             deferred: false,
         });
         self.resolved = false;
+    }
+
+    /// The labeller of these settings, made once per distinct settings. Options are checked
+    /// where they are made (CLI, app settings); rules that still do not compile label nothing
+    /// rather than failing the file.
+    fn labeller(&mut self, settings: &crate::label::LabelSettings) -> std::sync::Arc<Labeller> {
+        if let Some((_, l)) = self.labellers.iter().find(|(s, _)| s == settings) {
+            return l.clone();
+        }
+        let made =
+            std::sync::Arc::new(Labeller::new(settings).unwrap_or_else(|_| Labeller::none()));
+        self.labellers.push((settings.clone(), made.clone()));
+        made
     }
 
     pub(crate) fn options(&self, file: usize) -> &ImportOptions {
