@@ -246,6 +246,50 @@ fn any_chunking_and_file_order_read_the_same() {
     assert_eq!(sorted_shapes(&r), sorted_shapes(&whole));
 }
 
+/// Two runs copied out of their `agent_<provider>/` folders (or renamed altogether) never merge
+/// into one condition: each model comes from its own folder's name, with a note.
+#[test]
+fn runs_without_agent_folders_keep_their_own_models() {
+    let files = fixture_run();
+    // Each copy's bytes differ (a trailing space per copy): identical files are read once.
+    let under = |prefix: &str, copy: usize| -> Vec<(String, Vec<u8>)> {
+        files
+            .iter()
+            .map(|(n, b)| {
+                let rest = n.split_once("/tiny-1_user_openai/").unwrap().1;
+                let mut b = b.clone();
+                b.extend(std::iter::repeat_n(b' ', copy));
+                (format!("{prefix}/{rest}"), b)
+            })
+            .collect()
+    };
+    let mut both = under("o3-high_user_openai", 0);
+    both.extend(under("copies/gpt-4.1_user_openai", 1));
+    let renamed = under("copies/x", 2).into_iter().map(|(n, b)| {
+        let (_, rest) = n.split_once("_03_04_05/").unwrap();
+        (format!("copies/renamed-run/{rest}"), b)
+    });
+    both.extend(renamed);
+    let (corpus, _) = ingest_with(&both, &ImportOptions::default(), usize::MAX);
+    let mut models: Vec<&str> = (0..corpus.conditions.len() as u32)
+        .map(|c| corpus.condition_names(c).1)
+        .collect();
+    models.sort_unstable();
+    assert_eq!(models, ["gpt-4.1", "o3-high", "renamed-run"]);
+    assert_eq!(corpus.rollouts.len(), 21);
+    assert!(has_message(
+        &corpus,
+        &[
+            "taken from the folder <model>_user_<user>_<timestamp>",
+            "\"o3-high\""
+        ]
+    ));
+    assert!(has_message(
+        &corpus,
+        &["taken from the run folder's own name", "\"renamed-run\""]
+    ));
+}
+
 #[test]
 fn files_without_their_run_say_what_is_missing() {
     let files = fixture_run();
@@ -269,7 +313,10 @@ fn files_without_their_run_say_what_is_missing() {
     let (corpus, _) = ingest_with(&bare, &ImportOptions::default(), usize::MAX);
     assert!(corpus.rollouts.is_empty());
     assert!(has_message(&corpus, &["known by its folder"]));
-    assert!(has_message(&corpus, &["model is unknown"]));
+    assert!(has_message(
+        &corpus,
+        &["the model is taken from the summary file's name"]
+    ));
     // Names from trajectories/ down, with the summary at the top: paired by scenario name.
     let cut = format!("{RUN}/");
     let short: Vec<_> = files

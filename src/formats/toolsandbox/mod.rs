@@ -42,7 +42,7 @@
 //! execution context costs its bytes plus the calls, never a JSON tree.
 
 use crate::formats::chat::WireMessage;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -156,11 +156,29 @@ pub(crate) fn run_name(dir: &str) -> Option<RunName> {
     let parts = components(dir);
     (0..parts.len())
         .filter(|&i| parts[i].starts_with("agent_"))
+        .find_map(|i| parse_run_folder(parts[i..].join("/").strip_prefix("agent_")?))
+}
+
+/// The run's name when its folder was copied out of its `agent_<provider>/` folder (so the path
+/// reads `<model>_user_<user>_<timestamp>` with no `agent_`): the outermost component holding
+/// `_user_` starts it. The agent is then the model without its provider (`o3-high`).
+pub(crate) fn run_name_without_agent_folder(dir: &str) -> Option<RunName> {
+    let parts = components(dir);
+    (0..parts.len())
+        .filter(|&i| parts[i].get(1..).is_some_and(|p| p.contains("_user_")))
         .find_map(|i| parse_run_folder(&parts[i..].join("/")))
 }
 
-fn parse_run_folder(joined: &str) -> Option<RunName> {
-    let rest = joined.strip_prefix("agent_")?;
+/// The model of a run folder whose path does not say it: the folder's own name (the last
+/// component of `dir`), else `fallback` (the summary file's stem). Never a name shared by
+/// every such run, so two unnamed runs never merge into one condition.
+pub(crate) fn model_from_folder(dir: &str, fallback: &str) -> String {
+    components(dir)
+        .last()
+        .map_or_else(|| fallback.to_string(), |c| c.to_string())
+}
+
+fn parse_run_folder(rest: &str) -> Option<RunName> {
     // `_` + 19 characters `dd_dd_dddd_dd_dd_dd`.
     if rest.len() < 20 || !rest.is_char_boundary(rest.len() - 20) {
         return None;
@@ -884,6 +902,8 @@ pub(crate) enum Skip {
 pub(crate) struct RunFacts {
     pub name: Option<RunName>,
     pub git_sha: Option<String>,
+    /// The model when `name` is `None` (see [`model_from_folder`]).
+    pub fallback_model: Option<String>,
 }
 
 /// One scenario as a draft rollout. `traj` is `None` for a scenario whose trajectory files are
@@ -994,7 +1014,9 @@ pub(crate) fn scenario_draft(
         model: run
             .name
             .as_ref()
-            .map_or_else(|| "unknown-model".to_string(), |n| n.agent.clone()),
+            .map(|n| n.agent.clone())
+            .or_else(|| run.fallback_model.clone())
+            .unwrap_or_else(|| "unknown-model".to_string()),
         method: DEFAULT_METHOD.to_string(),
         success,
         no_tool_ok: success,
@@ -1074,6 +1096,18 @@ pub(crate) struct RunReport {
 }
 
 impl RunReport {
+    /// A run's report before any scenario is joined: the summary's own figures.
+    pub(crate) fn new(summary: &RunSummary) -> RunReport {
+        RunReport {
+            scenarios: summary.rows.len(),
+            summary_mean_similarity: summary.all_categories_similarity,
+            mean_similarity: (!summary.rows.is_empty()).then(|| {
+                summary.rows.iter().map(|r| r.similarity).sum::<f64>() / summary.rows.len() as f64
+            }),
+            ..RunReport::default()
+        }
+    }
+
     /// The run looks broken by the harness's SyntaxError bug.
     pub(crate) fn syntax_flagged(&self) -> bool {
         self.calls > 0 && self.syntax_errors as f64 > SYNTAX_ERROR_SHARE * self.calls as f64
@@ -1156,6 +1190,7 @@ impl RunReport {
 }
 
 /// One trajectory file of a run, read (or not).
+#[cfg(test)]
 pub(crate) struct TrajectoryFile {
     pub scenario: String,
     pub kind: TrajectoryKind,
@@ -1163,10 +1198,13 @@ pub(crate) struct TrajectoryFile {
 }
 
 /// A scenario's outcome in a run import.
+#[cfg(test)]
 pub(crate) enum Outcome {
     /// A rollout, and which trajectory file it was read from (index into the files given).
     Rollout(Draft, usize),
     /// Its trajectory file could not be read (file index, the problem).
+    // The unit tests match the variant; the reader reports the problem from `Joined`.
+    #[allow(dead_code)]
     Unreadable(usize, Located),
     /// Not a rollout (file index, why).
     Skipped(Skip, usize),
@@ -1193,16 +1231,59 @@ pub(crate) fn reread(bytes: &[u8], facts: &RereadFacts) -> Result<Draft, String>
         .map_err(|_| "excluded (a provider error)".to_string())
 }
 
+/// What one scenario's summary row and trajectory file give.
+pub(crate) enum Joined {
+    Rollout(Draft),
+    /// The trajectory file could not be read.
+    Unreadable(Located),
+    Skipped(Skip),
+}
+
+/// Joins one scenario's summary row with its trajectory file (as read), counting it in the
+/// run's report. Shared by [`join_run`] and the reader, which joins each scenario as soon as
+/// its files are in.
+pub(crate) fn join_scenario(
+    row: &ScenarioRow,
+    read: &Result<Trajectory, Located>,
+    run: &RunFacts,
+    options: &Options,
+    report: &mut RunReport,
+) -> Joined {
+    let traj = match read {
+        Ok(t) => t,
+        Err(e) => return Joined::Unreadable(e.clone()),
+    };
+    match scenario_draft(row, traj, run, options) {
+        Ok(d) => {
+            report.imported += 1;
+            report.successes += usize::from(d.success);
+            report.from_conversation += usize::from(traj.fallback);
+            report.calls += traj.calls.len();
+            report.syntax_errors += traj.syntax_errors();
+            if row.provider_error().is_some() {
+                report.provider_errors_kept += 1;
+            }
+            Joined::Rollout(d)
+        }
+        Err(Skip::ProviderError(t)) => {
+            *report.provider_errors.entry(t.clone()).or_default() += 1;
+            Joined::Skipped(Skip::ProviderError(t))
+        }
+    }
+}
+
 /// Joins a run's summary with its trajectory files: one outcome per summary row that has a
 /// trajectory file, in summary order, and the run report. Files naming a scenario the summary
 /// does not list are returned by index in the last element.
+#[cfg(test)]
 pub(crate) fn join_run(
     summary: &RunSummary,
     files: &[TrajectoryFile],
     run: &RunFacts,
     options: &Options,
 ) -> (Vec<(String, Outcome)>, RunReport, Vec<usize>) {
-    let mut by_scenario: HashMap<&str, (Option<usize>, Option<usize>)> = HashMap::new();
+    let mut by_scenario: std::collections::HashMap<&str, (Option<usize>, Option<usize>)> =
+        std::collections::HashMap::new();
     let mut strays = Vec::new();
     let listed: HashSet<&str> = summary.rows.iter().map(|r| r.name.as_str()).collect();
     for (i, f) in files.iter().enumerate() {
@@ -1221,14 +1302,7 @@ pub(crate) fn join_run(
             strays.push(i);
         }
     }
-    let mut report = RunReport {
-        scenarios: summary.rows.len(),
-        summary_mean_similarity: summary.all_categories_similarity,
-        mean_similarity: (!summary.rows.is_empty()).then(|| {
-            summary.rows.iter().map(|r| r.similarity).sum::<f64>() / summary.rows.len() as f64
-        }),
-        ..RunReport::default()
-    };
+    let mut report = RunReport::new(summary);
     let mut out = Vec::new();
     for row in &summary.rows {
         let Some(&(ctx, conv)) = by_scenario.get(row.name.as_str()) else {
@@ -1237,33 +1311,12 @@ pub(crate) fn join_run(
         };
         // The execution context is the evidence; conversation.json only when it is alone.
         let Some(file) = ctx.or(conv) else { continue };
-        let traj = match &files[file].read {
-            Ok(t) => t,
-            Err(e) => {
-                out.push((row.name.clone(), Outcome::Unreadable(file, e.clone())));
-                continue;
-            }
+        let outcome = match join_scenario(row, &files[file].read, run, options, &mut report) {
+            Joined::Rollout(d) => Outcome::Rollout(d, file),
+            Joined::Unreadable(e) => Outcome::Unreadable(file, e),
+            Joined::Skipped(s) => Outcome::Skipped(s, file),
         };
-        match scenario_draft(row, traj, run, options) {
-            Ok(d) => {
-                report.imported += 1;
-                report.successes += usize::from(d.success);
-                report.from_conversation += usize::from(traj.fallback);
-                report.calls += traj.calls.len();
-                report.syntax_errors += traj.syntax_errors();
-                if row.provider_error().is_some() {
-                    report.provider_errors_kept += 1;
-                }
-                out.push((row.name.clone(), Outcome::Rollout(d, file)));
-            }
-            Err(Skip::ProviderError(t)) => {
-                *report.provider_errors.entry(t.clone()).or_default() += 1;
-                out.push((
-                    row.name.clone(),
-                    Outcome::Skipped(Skip::ProviderError(t), file),
-                ));
-            }
-        }
+        out.push((row.name.clone(), outcome));
     }
     (out, report, strays)
 }
@@ -1304,6 +1357,7 @@ pub(crate) fn convert_run(
     let facts = RunFacts {
         name: run_name(&summary_dir(summary_name)),
         git_sha: s.git_sha.clone(),
+        fallback_model: None,
     };
     let (outcomes, report, strays) = join_run(&s, &read, &facts, options);
     notes.extend(report.messages());

@@ -1,18 +1,23 @@
 //! ToolSandbox as a [`FormatReader`]: a run folder is several files — `result_summary.json` and,
 //! per scenario, `trajectories/<scenario>/execution_context.json` (and `conversation.json`) —
-//! each recognised by content, each trajectory reduced to its calls as soon as its file ends,
-//! and joined with its run's summary when the input ends: by run folder
-//! (`<run>/result_summary.json` ↔ `<run>/trajectories/<scenario>/…`), else — when the names lack
-//! the run folder — with the one summary that lists the scenario.
+//! each recognised by content.
+//!
+//! A scenario is joined with its summary row and emitted as soon as both are in (its
+//! execution context and the run's summary, matched by run folder), and what was held for it is
+//! dropped: memory is bounded by the largest scenario plus the corpus, not by the run or the
+//! number of runs. Files may come in any order. What cannot be decided on arrival waits for the
+//! end of the input: a `conversation.json` (its execution context may still come; the context is
+//! the evidence), a trajectory that came before its summary, and trajectories whose names lack
+//! the run folder, which join the one summary that lists their scenario.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::{
-    is_conversation_message, is_execution_context, is_summary, join_run, read_conversation,
-    read_execution_context, read_summary, reread, run_name, summary_dir, trajectory_path, Located,
-    Outcome, RereadFacts, RunFacts, RunSummary, ScenarioRow, Skip, Trajectory, TrajectoryFile,
-    TrajectoryKind, TrajectoryPath,
+    is_conversation_message, is_execution_context, is_summary, join_scenario, model_from_folder,
+    read_conversation, read_execution_context, read_summary, reread, run_name,
+    run_name_without_agent_folder, summary_dir, trajectory_path, Joined, Located, RereadFacts,
+    RunFacts, RunReport, RunSummary, Skip, Trajectory, TrajectoryKind, TrajectoryPath,
 };
 use crate::formats::canonical::emit;
 use crate::formats::draft::Draft;
@@ -20,18 +25,44 @@ use crate::formats::scan::{LineCounter, Member};
 use crate::formats::{Format, FormatReader, Keys, LineShape, RereadContext, Sink};
 use crate::rollout::Source;
 
-/// Per file, what its document held, until the input ends.
+/// The runs whose summary has come, and the trajectory files still waiting.
 #[derive(Default)]
 pub(crate) struct ToolSandbox {
-    summaries: BTreeMap<usize, RunSummary>,
-    trajectories: BTreeMap<usize, Pending>,
+    /// By the summary's file index.
+    runs: BTreeMap<usize, Run>,
+    /// Trajectory files whose run's summary has not come (or whose name lacks the run folder).
+    waiting: BTreeMap<usize, Pending>,
 }
 
-/// A trajectory file, read (or not), waiting for its run's summary.
+/// A trajectory file, read (or not).
 struct Pending {
     kind: TrajectoryKind,
+    scenario: String,
+    run_dir: String,
     read: Result<Trajectory, Located>,
     source: Source,
+}
+
+/// One run: its summary and what has been joined so far.
+struct Run {
+    summary: RunSummary,
+    /// Scenario name → row index.
+    rows: HashMap<String, usize>,
+    facts: RunFacts,
+    report: RunReport,
+    /// Scenarios emitted (or skipped) from their execution context, with that file.
+    from_context: HashMap<String, usize>,
+    /// Scenarios read from a conversation.json alone (at the end of the input).
+    from_conversation: HashSet<String>,
+    /// A scenario's conversation.json, held until its execution context comes or the input ends.
+    conversations: BTreeMap<String, (usize, Pending)>,
+    /// Conversation files answered by an execution context, named for the file summary.
+    read_instead: Vec<(usize, usize)>,
+    /// The options' error, when the run's options are invalid: every trajectory is refused.
+    invalid: Option<String>,
+    refused: u64,
+    /// Trajectory files joined to this run.
+    members: u64,
 }
 
 impl FormatReader for ToolSandbox {
@@ -83,9 +114,7 @@ impl FormatReader for ToolSandbox {
     ) {
         match format {
             Format::ToolSandboxSummary => match read_summary(bytes) {
-                Ok(s) => {
-                    self.summaries.insert(file, s);
-                }
+                Ok(s) => self.add_summary(out, file, s),
                 Err(e) => out.reject(file, e.line, e.message),
             },
             Format::ToolSandboxContext | Format::ToolSandboxConversation => {
@@ -94,7 +123,19 @@ impl FormatReader for ToolSandbox {
                 } else {
                     TrajectoryKind::Conversation
                 };
-                // Reduced to its calls now: the file's bytes are not kept until the input ends.
+                let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(file));
+                let Some(scenario) = scenario else {
+                    out.reject(
+                        file,
+                        None,
+                        "a ToolSandbox trajectory file is known by its folder \
+                         (trajectories/<scenario>/…): drop or pick the run folder, or give the \
+                         file with its path"
+                            .to_string(),
+                    );
+                    return;
+                };
+                // Reduced to its calls now: the file's bytes are not kept.
                 let read = match kind {
                     TrajectoryKind::ExecutionContext => read_execution_context(bytes),
                     TrajectoryKind::Conversation => read_conversation(bytes),
@@ -105,82 +146,72 @@ impl FormatReader for ToolSandbox {
                     offset: open as u64,
                     len: u32::try_from(bytes.len() - open).unwrap_or(u32::MAX),
                 };
-                self.trajectories
-                    .insert(file, Pending { kind, read, source });
+                let pending = Pending {
+                    kind,
+                    scenario,
+                    run_dir,
+                    read,
+                    source,
+                };
+                match self.run_in_folder(out, &pending.run_dir) {
+                    Some(s) => self.join(out, s, file, pending),
+                    None => {
+                        self.waiting.insert(file, pending);
+                    }
+                }
             }
             _ => {}
         }
     }
 
     fn resolve(&mut self, out: &mut Sink<'_>) {
-        let summaries: Vec<usize> = self.summaries.keys().copied().collect();
-        let mut runs: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let trajectories: Vec<usize> = self.trajectories.keys().copied().collect();
-        for t in trajectories {
-            let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(t));
-            let Some(scenario) = scenario else {
-                self.trajectories.remove(&t);
-                out.reject(
-                    t,
-                    None,
-                    "a ToolSandbox trajectory file is known by its folder \
-                     (trajectories/<scenario>/…): drop or pick the run folder, or give the file \
-                     with its path"
-                        .to_string(),
-                );
-                continue;
-            };
-            let same_dir: Vec<usize> = summaries
-                .iter()
-                .copied()
-                .filter(|&s| !run_dir.is_empty() && summary_dir(out.name(s)) == run_dir)
-                .collect();
-            let candidates: Vec<usize> = if same_dir.is_empty() {
-                summaries
+        // Trajectories still waiting: their run folder's summary never came, or their names
+        // lack the run folder; they join the one summary that lists their scenario.
+        for (t, p) in std::mem::take(&mut self.waiting) {
+            let same_dir = self.run_in_folder(out, &p.run_dir);
+            let candidates: Vec<usize> = match same_dir {
+                Some(s) => vec![s],
+                None => self
+                    .runs
                     .iter()
-                    .copied()
-                    .filter(|s| self.summaries[s].rows.iter().any(|r| r.name == scenario))
-                    .collect()
-            } else {
-                same_dir
+                    .filter(|(_, r)| r.rows.contains_key(&p.scenario))
+                    .map(|(&s, _)| s)
+                    .collect(),
             };
             match candidates.as_slice() {
-                [s] => runs.entry(*s).or_default().push(t),
-                [] => {
-                    self.trajectories.remove(&t);
-                    out.reject(
-                        t,
-                        None,
-                        format!(
-                            "a ToolSandbox trajectory (scenario {scenario:?}) needs its run's \
-                             result_summary.json, which holds the scenario's verdict: add it to \
-                             the same drop (it sits in the run folder, beside trajectories/)"
-                        ),
-                    );
-                }
-                _ => {
-                    self.trajectories.remove(&t);
-                    out.reject(
-                        t,
-                        None,
-                        format!(
-                            "several result_summary.json files list scenario {scenario:?}; drop \
-                             one ToolSandbox run at a time, or keep each run's folders"
-                        ),
-                    );
-                }
+                [s] => self.join(out, *s, t, p),
+                [] => out.reject(
+                    t,
+                    None,
+                    format!(
+                        "a ToolSandbox trajectory (scenario {:?}) needs its run's \
+                         result_summary.json, which holds the scenario's verdict: add it to \
+                         the same drop (it sits in the run folder, beside trajectories/)",
+                        p.scenario
+                    ),
+                ),
+                _ => out.reject(
+                    t,
+                    None,
+                    format!(
+                        "several result_summary.json files list scenario {:?}; drop \
+                         one ToolSandbox run at a time, or keep each run's folders",
+                        p.scenario
+                    ),
+                ),
             }
         }
-        for s in summaries {
-            let summary = self.summaries.remove(&s).unwrap_or_default();
-            let members = runs.remove(&s).unwrap_or_default();
-            self.run(out, s, &summary, &members);
+        for (s, run) in std::mem::take(&mut self.runs) {
+            finish_run(out, s, run);
         }
     }
 
     fn forget(&mut self, file: usize) {
-        self.summaries.remove(&file);
-        self.trajectories.remove(&file);
+        self.waiting.remove(&file);
+        if let Some(run) = self.runs.remove(&file) {
+            // A repeated summary joined nothing of its own: its trajectories wait again.
+            debug_assert_eq!(run.members, 0);
+        }
     }
 
     fn reread(&self, _: Format, _bytes: &[u8], _success: bool) -> Result<Draft, String> {
@@ -202,117 +233,207 @@ impl FormatReader for ToolSandbox {
 }
 
 impl ToolSandbox {
-    /// One run: its summary (file `s`) joined with its trajectory files.
-    fn run(&mut self, out: &mut Sink<'_>, s: usize, summary: &RunSummary, members: &[usize]) {
-        let options = out.options(s).toolsandbox;
-        if let Err(e) = options.validate() {
-            for t in members {
-                self.trajectories.remove(t);
-            }
-            out.reject_many(s, members.len() as u64, e);
-            return;
+    /// The run whose summary sits in `run_dir` (an empty folder matches none).
+    fn run_in_folder(&self, out: &Sink<'_>, run_dir: &str) -> Option<usize> {
+        if run_dir.is_empty() {
+            return None;
         }
+        self.runs
+            .keys()
+            .copied()
+            .find(|&s| summary_dir(out.name(s)) == run_dir)
+    }
+
+    /// A summary has come: its run starts, and the trajectories that waited for it join it.
+    fn add_summary(&mut self, out: &mut Sink<'_>, s: usize, summary: RunSummary) {
         let summary_name = out.name(s).to_string();
-        let name = run_name(&summary_dir(&summary_name));
+        let dir = summary_dir(&summary_name);
+        let mut name = run_name(&dir);
+        let mut fallback_model = None;
         if name.is_none() && out.options(s).model.is_none() {
+            name = run_name_without_agent_folder(&dir);
+            let stem = summary_name
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or(&summary_name)
+                .trim_end_matches(".json")
+                .to_string();
+            let model = match &name {
+                Some(n) => n.agent.clone(),
+                None => model_from_folder(&dir, &stem),
+            };
             out.warn(
                 s,
                 None,
-                "the run folder's name (agent_<model>_user_<user>_<timestamp>) is not in the \
-                 file's path, so the model is unknown: set the model for the file, or give the \
-                 path from the folder that starts with agent_"
-                    .to_string(),
-            );
-        }
-        let facts = RunFacts {
-            name,
-            git_sha: summary.git_sha.clone(),
-        };
-        for p in &summary.problems {
-            out.reject(s, p.line, p.message.clone());
-        }
-        let mut sources = Vec::with_capacity(members.len());
-        let mut files = Vec::with_capacity(members.len());
-        for &t in members {
-            let Some(p) = self.trajectories.remove(&t) else {
-                continue;
-            };
-            sources.push((t, p.source));
-            files.push(TrajectoryFile {
-                scenario: trajectory_path(out.name(t)).scenario.unwrap_or_default(),
-                kind: p.kind,
-                read: p.read,
-            });
-        }
-        let (outcomes, report, strays) = join_run(summary, &files, &facts, &options);
-        let rows: HashMap<&str, &ScenarioRow> =
-            summary.rows.iter().map(|r| (r.name.as_str(), r)).collect();
-        let mut used = vec![false; files.len()];
-        for (scenario, outcome) in outcomes {
-            match outcome {
-                Outcome::Rollout(mut d, i) => {
-                    used[i] = true;
-                    let (t, source) = sources[i];
-                    d.apply(out.options(t));
-                    out.import(t).paired_with = Some(summary_name.clone());
-                    if let Some(row) = rows.get(scenario.as_str()) {
-                        out.set_reread_context(
-                            t,
-                            Arc::new(RereadFacts {
-                                row: (*row).clone(),
-                                run: facts.clone(),
-                                options,
-                                kind: files[i].kind,
-                            }),
-                        );
-                    }
-                    emit(out, t, &d, None, source);
-                }
-                Outcome::Unreadable(i, e) => {
-                    used[i] = true;
-                    out.reject(sources[i].0, e.line, e.message);
-                }
-                Outcome::Skipped(Skip::ProviderError(kind), i) => {
-                    used[i] = true;
-                    // Counted on the trajectory file, so its empty result is explained.
-                    *out.import(sources[i].0)
-                        .excluded
-                        .entry(format!("provider error {kind}"))
-                        .or_default() += 1;
-                }
-            }
-        }
-        for i in strays {
-            used[i] = true;
-            out.reject(
-                sources[i].0,
-                None,
                 format!(
-                    "scenario {:?} is not listed in {summary_name} (or its trajectory was given \
-                     twice); not scored",
-                    files[i].scenario
+                    "the run folder's name (agent_<model>_user_<user>_<timestamp>) is not in the \
+                     file's path, so the model is taken from {}: {model:?}; set the model for \
+                     the run to name it otherwise",
+                    if name.is_some() {
+                        "the folder <model>_user_<user>_<timestamp>"
+                    } else if dir.is_empty() {
+                        "the summary file's name"
+                    } else {
+                        "the run folder's own name"
+                    }
                 ),
             );
+            fallback_model = Some(model);
         }
-        // A conversation.json beside its scenario's execution context is not read: the context
-        // is the evidence. It names the file that was read instead.
-        for (i, f) in files.iter().enumerate() {
-            if used[i] {
-                continue;
+        let rows = summary
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.name.clone(), i))
+            .collect();
+        let run = Run {
+            report: RunReport::new(&summary),
+            facts: RunFacts {
+                name,
+                git_sha: summary.git_sha.clone(),
+                fallback_model,
+            },
+            summary,
+            rows,
+            from_context: HashMap::new(),
+            from_conversation: HashSet::new(),
+            conversations: BTreeMap::new(),
+            read_instead: Vec::new(),
+            invalid: out.options(s).toolsandbox.validate().err(),
+            refused: 0,
+            members: 0,
+        };
+        self.runs.insert(s, run);
+        if dir.is_empty() {
+            return;
+        }
+        let joining: Vec<usize> = self
+            .waiting
+            .iter()
+            .filter(|(_, p)| p.run_dir == dir)
+            .map(|(&t, _)| t)
+            .collect();
+        for t in joining {
+            if let Some(p) = self.waiting.remove(&t) {
+                self.join(out, s, t, p);
             }
-            let read_instead = files
-                .iter()
-                .zip(&sources)
-                .find(|(g, _)| {
-                    g.scenario == f.scenario && g.kind == TrajectoryKind::ExecutionContext
-                })
-                .map_or(summary_name.clone(), |(_, (c, _))| out.name(*c).to_string());
-            let import = out.import(sources[i].0);
-            import.paired_with = Some(summary_name.clone());
-            import.read_instead = Some(read_instead);
         }
-        for m in report.messages() {
-            out.warn(s, None, m);
+    }
+
+    /// Trajectory file `t` of run `s`: its scenario is emitted now from an execution context;
+    /// a conversation.json waits for its scenario's execution context (or the input's end).
+    fn join(&mut self, out: &mut Sink<'_>, s: usize, t: usize, p: Pending) {
+        let summary_name = out.name(s).to_string();
+        let Some(run) = self.runs.get_mut(&s) else {
+            return;
+        };
+        run.members += 1;
+        if run.invalid.is_some() {
+            run.refused += 1;
+            return;
         }
+        let stray = |out: &mut Sink<'_>, t: usize, scenario: &str| {
+            out.reject(
+                t,
+                None,
+                format!(
+                    "scenario {scenario:?} is not listed in {summary_name} (or its trajectory \
+                     was given twice); not scored"
+                ),
+            )
+        };
+        if !run.rows.contains_key(&p.scenario) || run.from_conversation.contains(&p.scenario) {
+            return stray(out, t, &p.scenario);
+        }
+        match p.kind {
+            TrajectoryKind::Conversation => {
+                if let Some(&c) = run.from_context.get(&p.scenario) {
+                    run.read_instead.push((t, c));
+                } else if run.conversations.contains_key(&p.scenario) {
+                    stray(out, t, &p.scenario);
+                } else {
+                    run.conversations.insert(p.scenario.clone(), (t, p));
+                }
+            }
+            TrajectoryKind::ExecutionContext => {
+                if run.from_context.contains_key(&p.scenario) {
+                    return stray(out, t, &p.scenario);
+                }
+                run.from_context.insert(p.scenario.clone(), t);
+                if let Some((c, _)) = run.conversations.remove(&p.scenario) {
+                    run.read_instead.push((c, t));
+                }
+                emit_scenario(out, s, run, t, &p);
+            }
+        }
+    }
+}
+
+/// Joins one scenario of run `s` (from trajectory file `t`) and emits its rollout.
+fn emit_scenario(out: &mut Sink<'_>, s: usize, run: &mut Run, t: usize, p: &Pending) {
+    let summary_name = out.name(s).to_string();
+    let options = out.options(s).toolsandbox;
+    let row = &run.summary.rows[run.rows[&p.scenario]];
+    match join_scenario(row, &p.read, &run.facts, &options, &mut run.report) {
+        Joined::Rollout(mut d) => {
+            d.apply(out.options(t));
+            out.import(t).paired_with = Some(summary_name);
+            out.set_reread_context(
+                t,
+                Arc::new(RereadFacts {
+                    row: row.clone(),
+                    run: run.facts.clone(),
+                    options,
+                    kind: p.kind,
+                }),
+            );
+            emit(out, t, &d, None, p.source);
+        }
+        Joined::Unreadable(e) => out.reject(t, e.line, e.message),
+        // Counted on the trajectory file, so its empty result is explained.
+        Joined::Skipped(Skip::ProviderError(kind)) => {
+            *out.import(t)
+                .excluded
+                .entry(format!("provider error {kind}"))
+                .or_default() += 1;
+        }
+    }
+}
+
+/// The end of the input for run `s`: scenarios with a conversation.json alone are read from it,
+/// the files answered by an execution context say so, and the run's notes are written.
+fn finish_run(out: &mut Sink<'_>, s: usize, mut run: Run) {
+    let summary_name = out.name(s).to_string();
+    if let Some(e) = run.invalid.take() {
+        out.reject_many(s, run.refused, e);
+        return;
+    }
+    for p in &run.summary.problems {
+        out.reject(s, p.line, p.message.clone());
+    }
+    for (scenario, (t, p)) in std::mem::take(&mut run.conversations) {
+        run.from_conversation.insert(scenario);
+        emit_scenario(out, s, &mut run, t, &p);
+    }
+    // A conversation.json beside its scenario's execution context is not read: the context is
+    // the evidence. It names the file that was read instead.
+    for &(conversation, context) in &run.read_instead {
+        let instead = out.name(context).to_string();
+        let import = out.import(conversation);
+        import.paired_with = Some(summary_name.clone());
+        import.read_instead = Some(instead);
+    }
+    let mut report = run.report;
+    report.missing = run
+        .summary
+        .rows
+        .iter()
+        .filter(|r| {
+            !run.from_context.contains_key(&r.name) && !run.from_conversation.contains(&r.name)
+        })
+        .map(|r| r.name.clone())
+        .collect();
+    for m in report.messages() {
+        out.warn(s, None, m);
     }
 }

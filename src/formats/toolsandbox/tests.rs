@@ -89,6 +89,7 @@ fn facts() -> RunFacts {
     RunFacts {
         name: run_name("data/agent_acme/m-1_user_openai/gpt-4o_01_02_2025_03_04_05"),
         git_sha: None,
+        fallback_model: None,
     }
 }
 
