@@ -32,6 +32,10 @@
 //! ```
 
 pub mod browse;
+/// The native command line (`prefix-exec score|convert|site`), shared by the binary and the
+/// Python package.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
 pub mod formats;
 pub mod ingest;
 pub mod label;

@@ -1,0 +1,800 @@
+//! The `prefix-exec` command line (`score`, `convert`, `site`), native only. It lives in the
+//! library, not in the binary, so that other front ends (the Python package's `prefix-exec`
+//! command) run the very same code: same subcommands, flags, output and exit codes.
+//! `src/bin/prefix-exec.rs` only calls [`main_with`].
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use crate::formats::ImportOptions;
+use crate::ingest::Ingest;
+use crate::label::LabelSettings;
+use crate::report::{build_report_full, table, ConditionRef, Settings};
+use crate::score::MaxDepth;
+
+#[derive(Parser)]
+#[command(
+    name = "prefix-exec",
+    version,
+    about = "Prefix-executability metrics (PEC, FED, TER, AUC-PEC, RR) for tool-using LLM agents",
+    long_about = "Scores rollout logs of tool-using agents by prefix executability: per-rollout \
+                  first-error depth, fixed-cohort PEC survival curves, TER, AUC-PEC, recovery \
+                  rate and final success, with task-level paired bootstrap intervals and Wilson \
+                  intervals for RR. The same core runs in the browser app."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Score rollout files: print the main table and write the report JSON.
+    #[command(after_help = "Examples:\n  \
+        prefix-exec score runs.jsonl\n  \
+        prefix-exec score a.jsonl b.jsonl --bootstrap 2000 --seed 7 --json report.json\n  \
+        prefix-exec score runs.jsonl --pair Dual-Loop,\"Plan-Cond. ReAct\" --json - | jq .paired\n  \
+        prefix-exec score a.json b.json --compare claude-opus-4-6 experimental_agent \
+        openai/gpt-oss-120b langchain_agent --json - | jq .paired\n  \
+        prefix-exec score runs.jsonl --bootstrap 0 --max-depth all")]
+    Score(ScoreArgs),
+    /// Convert released runs (tau-bench, tau2-bench, BFCL multi-turn, canonical) into one
+    /// canonical JSONL file that `score` reads back to the same numbers.
+    #[command(
+        after_help = "Formats are recognised by content: tau-bench result arrays, \
+        tau2 Results files (or a results.json with its simulation files), BFCL result files \
+        with their score files, canonical JSONL.\n\nExamples:\n  \
+        prefix-exec convert gpt-4o-airline.json -o tau-bench.jsonl\n  \
+        prefix-exec convert result/m/multi_turn/BFCL_v4_multi_turn_base_result.json \
+        score/m/multi_turn/BFCL_v4_multi_turn_base_score.json -o bfcl.jsonl\n  \
+        prefix-exec convert run.json --exclude-termination infrastructure_error --model gpt-5 -o run.jsonl"
+    )]
+    Convert(ConvertArgs),
+    /// Publish a report as a static site: the app, the data (canonical JSONL) and a
+    /// report.json manifest with each data file's SHA-256 — plain files for any static host.
+    #[command(
+        after_help = "The site opens straight into the report: the app loads report.json \
+        and its data by itself and recomputes every number in the reader's browser.\n\n\
+        Examples:\n  \
+        prefix-exec site runs.jsonl -o site --title \"Agent runs, Nov 2026\"\n  \
+        prefix-exec site gpt-4o-airline.json -o site --description \"tau-bench, gpt-4o\"\n  \
+        python3 -m http.server --directory site   # then open http://127.0.0.1:8000/"
+    )]
+    Site(SiteArgs),
+}
+
+#[derive(Args)]
+struct SiteArgs {
+    /// Input files of any supported format, or folders (read recursively); they are
+    /// converted to one canonical JSONL file.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The folder to write (created; must be empty if it exists).
+    #[arg(long, short, value_name = "DIR")]
+    output: PathBuf,
+    /// The report's title.
+    #[arg(long, default_value = "Prefix-executability report")]
+    title: String,
+    /// A description shown under the title (plain text; blank lines separate paragraphs).
+    #[arg(long, default_value = "")]
+    description: String,
+    #[command(flatten)]
+    report: ReportArgs,
+    /// Store the data gzip-compressed (the app decompresses it in the browser).
+    #[arg(long)]
+    gzip: bool,
+    /// The built app (Trunk's release dist/); default: dist/ next to the executable or in
+    /// the source tree it was built from (rebuilt with trunk when missing).
+    #[arg(long, value_name = "DIR")]
+    app: Option<PathBuf>,
+    #[command(flatten)]
+    import: ImportArgs,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Report settings shared by `score` and `site`.
+#[derive(Args)]
+struct ReportArgs {
+    /// Bootstrap resamples (0 disables the bootstrap intervals).
+    #[arg(long, default_value_t = 10_000)]
+    bootstrap: u32,
+    /// Seed of the resampler: same input + same seed = byte-identical report.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Confidence level of every interval.
+    #[arg(long, default_value_t = 0.95)]
+    level: f64,
+    /// PEC depths: a number K (k = 1..K), or "all" (up to the longest rollout).
+    #[arg(long, default_value = "10", value_parser = parse_depth)]
+    max_depth: MaxDepth,
+    /// Threads for the bootstrap, the intervals and the parse of large canonical JSONL files
+    /// (default: every available core). The report is byte-identical for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+impl ReportArgs {
+    /// The checked settings, comparing the given pairs; sizes the thread pool as asked.
+    fn settings(&self, pairs: Vec<(String, String)>) -> Result<Settings> {
+        if let Some(n) = self.threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(usize::from(n))
+                .build_global()
+                .context("cannot start the thread pool")?;
+        }
+        let settings = Settings {
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            level: self.level,
+            max_depth: self.max_depth,
+            pairs,
+            compare: Vec::new(),
+        };
+        settings.validate().map_err(anyhow::Error::msg)?;
+        Ok(settings)
+    }
+}
+
+/// Import options shared by `score` and `convert`; they apply to every input file.
+#[derive(Args)]
+struct ImportArgs {
+    /// Use this dataset name for every rollout (instead of the one the format implies).
+    #[arg(long)]
+    dataset: Option<String>,
+    /// Use this model name for every rollout.
+    #[arg(long)]
+    model: Option<String>,
+    /// Use this method name for every rollout.
+    #[arg(long)]
+    method: Option<String>,
+    /// Leave out rollouts with this termination reason (tau2, or a canonical
+    /// meta.termination_reason), e.g. infrastructure_error; repeatable. Exclusions are
+    /// counted and reported.
+    #[arg(long = "exclude-termination", value_name = "REASON")]
+    exclude_termination: Vec<String>,
+    /// Do not check steps against the tool definitions a file carries.
+    #[arg(long)]
+    no_schema_checks: bool,
+    /// First-failure label rules (a JSON array of {id, label, error, tool, except_tool,
+    /// args, dataset, no_tool, reference, rationale}; see docs/metrics.md); they take
+    /// precedence over the built-in rules.
+    #[arg(long, value_name = "FILE")]
+    label_rules: Option<PathBuf>,
+    /// Do not use the built-in label rules: first failures keep only the labels their logs
+    /// (or the schema check) give, as before the labeller existed.
+    #[arg(long)]
+    no_builtin_labels: bool,
+    /// Inspect logs: the scorer whose value decides success (default: the log's first
+    /// result score).
+    #[arg(long, value_name = "NAME")]
+    scorer: Option<String>,
+    /// Inspect logs: the score value that means success (e.g. I for a scorer whose I means
+    /// "safe"); other string values mean failure.
+    #[arg(long, value_name = "VALUE")]
+    success_value: Option<String>,
+    /// Inspect logs: numeric scores succeed at or above this (default 1.0).
+    #[arg(long, value_name = "X")]
+    threshold: Option<f64>,
+    /// Inspect logs: keep samples that errored (sandbox or provider crash) as failures
+    /// instead of excluding them.
+    #[arg(long)]
+    keep_errored: bool,
+    /// ToolSandbox: a scenario succeeds when it did not raise and its similarity is at least
+    /// this (the benchmark defines no threshold; the report states the one used).
+    #[arg(long, value_name = "TAU", default_value_t = crate::formats::toolsandbox::DEFAULT_TAU)]
+    similarity_threshold: f64,
+    /// ToolSandbox: keep scenarios that failed with a provider error (BadRequestError,
+    /// InternalServerError, APITimeoutError) as failures instead of excluding them.
+    #[arg(long)]
+    keep_provider_errors: bool,
+    /// Leave out BFCL inference errors (result lines with a traceback and no trajectory)
+    /// instead of scoring them as rollouts that failed before any step, as the leaderboard
+    /// does; they are counted and reported.
+    #[arg(long)]
+    exclude_inference_errors: bool,
+}
+
+impl ImportArgs {
+    fn options(&self) -> Result<ImportOptions> {
+        let rules = match &self.label_rules {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                LabelSettings::parse_user_rules(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            }
+            None => Vec::new(),
+        };
+        let toolsandbox = crate::formats::toolsandbox::Options {
+            tau: self.similarity_threshold,
+            keep_provider_errors: self.keep_provider_errors,
+        };
+        toolsandbox.validate().map_err(anyhow::Error::msg)?;
+        Ok(ImportOptions {
+            dataset: self.dataset.clone(),
+            model: self.model.clone(),
+            method: self.method.clone(),
+            exclude_termination: self.exclude_termination.clone(),
+            schema_checks: !self.no_schema_checks,
+            exclude_inference_errors: self.exclude_inference_errors,
+            labels: LabelSettings {
+                builtin: !self.no_builtin_labels,
+                rules,
+            },
+            inspect: crate::formats::inspect::InspectOptions {
+                scorer: self.scorer.clone(),
+                success_value: self.success_value.clone(),
+                threshold: self.threshold,
+                keep_errored: self.keep_errored,
+                ..Default::default()
+            },
+            toolsandbox,
+        })
+    }
+}
+
+/// The files to read: each path as given, a folder walked recursively for its `.json` and
+/// `.jsonl` files (in name order, so a run folder — a ToolSandbox run, a tau2 directory
+/// form, BFCL's result/ and score/ — reads the same every time). Other files in folders
+/// (`pretty_print.txt`, logs) are skipped, and their number said.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut u64) -> Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read the folder {}", dir.display()))?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()
+            .with_context(|| format!("cannot read the folder {}", dir.display()))?;
+        entries.sort();
+        for p in entries {
+            let hidden = p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out, skipped)?;
+            } else if p
+                .extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl"))
+            {
+                out.push(p);
+            } else {
+                *skipped += 1;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    for p in paths {
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out, &mut skipped)?;
+            if out.len() == before {
+                bail!("the folder {} holds no .json or .jsonl file", p.display());
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "prefix-exec: {skipped} files in the given folders are not .json or .jsonl and \
+             were skipped"
+        );
+    }
+    Ok(out)
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// Input files of any supported format, or folders (read recursively); files that
+    /// belong together (a BFCL result and its score file, a tau2 results.json and its
+    /// simulation files, a ToolSandbox run folder) must be given together.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The canonical JSONL file to write, or "-" for stdout.
+    #[arg(long, short, value_name = "OUT|-")]
+    output: String,
+    #[command(flatten)]
+    import: ImportArgs,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct ScoreArgs {
+    /// Rollout files of any supported format, or folders (read recursively, e.g. a
+    /// ToolSandbox run folder); rows of all files are pooled.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    report: ReportArgs,
+    /// Restrict paired comparisons to methods (or models) A and B; repeatable.
+    #[arg(long = "pair", value_name = "A,B", value_parser = parse_pair)]
+    pairs: Vec<(String, String)>,
+    /// Also compare condition A with condition B (any two conditions of a dataset, paired
+    /// by task on their shared tasks): four separate arguments, so names may hold any
+    /// character (quote those with spaces); repeatable.
+    #[arg(
+        long = "compare",
+        num_args = 4,
+        value_names = ["MODEL_A", "METHOD_A", "MODEL_B", "METHOD_B"],
+        allow_hyphen_values = true,
+        action = clap::ArgAction::Append
+    )]
+    compare: Vec<String>,
+    /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
+    /// (the table then goes to stderr).
+    #[arg(long, value_name = "OUT|-")]
+    json: Option<String>,
+    /// Decimal places in the table.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
+    decimals: u8,
+    /// Table layout: "paper" (a block per dataset × model, methods as rows) or
+    /// "leaderboard" (a block per dataset, a row per condition); default: leaderboard when
+    /// every model has a single method.
+    #[arg(long, value_parser = ["paper", "leaderboard"])]
+    layout: Option<String>,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    import: ImportArgs,
+}
+
+fn parse_depth(s: &str) -> Result<MaxDepth, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(MaxDepth::All);
+    }
+    s.parse::<u32>()
+        .ok()
+        .filter(|&k| (1..=crate::score::MAX_DEPTH_CAP).contains(&k))
+        .map(MaxDepth::Fixed)
+        .ok_or_else(|| {
+            format!(
+                "expected a depth from 1 to {} or \"all\", got {s:?}",
+                crate::score::MAX_DEPTH_CAP
+            )
+        })
+}
+
+fn parse_pair(s: &str) -> Result<(String, String), String> {
+    match s.split_once(',') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() && a != b => {
+            Ok((a.to_string(), b.to_string()))
+        }
+        _ => Err(format!(
+            "expected two different names separated by a comma, got {s:?}"
+        )),
+    }
+}
+
+/// Runs the command line on `args` (the first item is the program's name, as in
+/// `std::env::args_os`) and returns the process's exit code: 0 on success, 1 when no valid
+/// rollout was read, 2 on any other error (clap's own code for usage errors, 0 for `--help`).
+pub fn main_with<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    ExitCode::from(run(args))
+}
+
+/// [`main_with`], returning the exit code as a number (for callers that are not `main`, such
+/// as the Python package, which cannot read one out of an [`ExitCode`]).
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // What `Cli::parse` does, without ending the process: help and version on stdout,
+            // usage errors on stderr.
+            let _ = e.print();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Score(args) => score(args),
+        Command::Convert(args) => convert(args),
+        Command::Site(args) => site(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("prefix-exec: {e:#}");
+            2
+        }
+    }
+}
+
+/// Progress lines on stderr, only when it is a terminal and not more than ~5 per second.
+struct Progress {
+    enabled: bool,
+    last: Instant,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Self {
+        Progress {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            last: Instant::now(),
+        }
+    }
+    fn show(&mut self, text: &str) {
+        if self.enabled && self.last.elapsed().as_millis() >= 200 {
+            self.last = Instant::now();
+            eprint!("\r\x1b[2K{text}");
+        }
+    }
+    fn done(&mut self) {
+        if self.enabled {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+fn score(args: ScoreArgs) -> Result<u8> {
+    let mut settings = args.report.settings(args.pairs)?;
+    // clap hands each `--compare` over as exactly four values, in order.
+    settings.compare = args
+        .compare
+        .chunks_exact(4)
+        .map(|c| {
+            (
+                ConditionRef::new(&c[0], &c[1]),
+                ConditionRef::new(&c[2], &c[3]),
+            )
+        })
+        .collect();
+    settings.validate().map_err(anyhow::Error::msg)?;
+    let mut progress = Progress::new(args.quiet);
+    let options = args.import.options()?;
+    let mut ingest = Ingest::new();
+    for path in &expand(&args.files)? {
+        read_file(&mut ingest, path, &options, &mut progress, &mut |_| Ok(()))?;
+    }
+    let (corpus, summary) = ingest.finish_with_summary();
+    progress.done();
+
+    let shown = corpus.diagnostics.len() as u64;
+    for d in &corpus.diagnostics {
+        eprintln!("{d}");
+    }
+    if corpus.diagnostics_total > shown {
+        eprintln!(
+            "… and {} more problems (the first {shown} are listed)",
+            corpus.diagnostics_total - shown
+        );
+    }
+    if corpus.rollouts.is_empty() {
+        eprintln!("prefix-exec: no valid rollout was read; nothing to score");
+        return Ok(1);
+    }
+
+    let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
+        progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
+    });
+    progress.done();
+
+    let layout = args
+        .layout
+        .as_deref()
+        .and_then(table::Layout::from_name)
+        .unwrap_or_else(|| table::Layout::default_for(&report));
+    let text = table::render_text_as(&report, usize::from(args.decimals), layout);
+    let json = report.to_json();
+    match args.json.as_deref() {
+        Some("-") => {
+            eprint!("{text}");
+            std::io::stdout().write_all(json.as_bytes())?;
+        }
+        Some(path) => {
+            std::fs::write(path, &json).with_context(|| format!("cannot write {path}"))?;
+            print!("{text}");
+        }
+        None => print!("{text}"),
+    }
+    for note in &report.notes {
+        eprintln!("prefix-exec: note: {note}");
+    }
+    if !report.identity_violations.is_empty() {
+        eprintln!(
+            "prefix-exec: {} identity violations — this is a bug, please report it:",
+            report.identity_violations.len()
+        );
+        for v in &report.identity_violations {
+            eprintln!(
+                "  {} / {} / {}: {} ({})",
+                v.dataset, v.model, v.method, v.identity, v.detail
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// Reads one file into `ingest` in 1 MiB chunks, showing progress; `after_chunk` runs after
+/// each chunk and after the file's end (e.g. to write converted lines as they come).
+fn read_file(
+    ingest: &mut Ingest,
+    path: &Path,
+    options: &ImportOptions,
+    progress: &mut Progress,
+    after_chunk: &mut dyn FnMut(&mut Ingest) -> Result<()>,
+) -> Result<()> {
+    let name = path.to_string_lossy();
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let id = ingest.begin_file_with(&name, options.clone());
+    // A zip (an Inspect .eval log) is read by offset: its table of contents is at its end.
+    let mut magic = [0u8; 4];
+    let n = file.read(&mut magic).unwrap_or(0);
+    if magic[..n] == *crate::ingest::ZIP_MAGIC {
+        let mut on_read = |read: u64| {
+            progress.show(&format!(
+                "reading {name} (an archive): {} / {} MB",
+                read >> 20,
+                size >> 20
+            ))
+        };
+        let mut progressing = crate::formats::inspect::Progressing::new(&mut file, &mut on_read);
+        ingest.read_archive(id, &mut progressing);
+        return after_chunk(ingest);
+    }
+    ingest.push(id, &magic[..n]);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file
+            .read(&mut buf)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        ingest.push(id, &buf[..n]);
+        progress.show(&format!(
+            "reading {name}: {} / {} MB, {} rollouts",
+            ingest.bytes_read(id) >> 20,
+            size >> 20,
+            ingest.rollouts_read()
+        ));
+        after_chunk(ingest)?;
+    }
+    ingest.end_file(id);
+    after_chunk(ingest)
+}
+
+/// Reads `files` through the same [`Ingest`] as `score`, writing each rollout's canonical
+/// line to `out` as it enters the corpus, so scoring the output reads the same rollouts in
+/// the same order. Returns the corpus, the import summary and the rollouts written.
+fn convert_into(
+    files: &[PathBuf],
+    options: &ImportOptions,
+    progress: &mut Progress,
+    out: &mut dyn Write,
+) -> Result<(crate::rollout::Corpus, crate::formats::ImportSummary, u64)> {
+    let mut ingest = Ingest::converting();
+    let mut written = 0u64;
+    let mut write_lines = |ingest: &mut Ingest, out: &mut dyn Write| -> Result<()> {
+        for line in ingest.drain_converted() {
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+            written += u64::from(!line.starts_with(r#"{"tools""#));
+        }
+        Ok(())
+    };
+    for path in files {
+        read_file(&mut ingest, path, options, progress, &mut |ingest| {
+            write_lines(ingest, out)
+        })?;
+    }
+    ingest.end_all();
+    write_lines(&mut ingest, out)?;
+    out.flush()?;
+    let (corpus, summary) = ingest.finish_with_summary();
+    progress.done();
+    Ok((corpus, summary, written))
+}
+
+/// Prints a corpus's diagnostics to stderr (the first ones, then a count).
+fn print_diagnostics(corpus: &crate::rollout::Corpus) {
+    for d in &corpus.diagnostics {
+        eprintln!("{d}");
+    }
+    let shown = corpus.diagnostics.len() as u64;
+    if corpus.diagnostics_total > shown {
+        eprintln!(
+            "… and {} more problems (the first {shown} are listed)",
+            corpus.diagnostics_total - shown
+        );
+    }
+}
+
+/// `convert`: see [`convert_into`].
+fn convert(args: ConvertArgs) -> Result<u8> {
+    let mut progress = Progress::new(args.quiet);
+    let options = args.import.options()?;
+    let files = expand(&args.files)?;
+    let mut out: Box<dyn Write> = if args.output == "-" {
+        Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
+    } else {
+        let file =
+            File::create(&args.output).with_context(|| format!("cannot create {}", args.output))?;
+        Box::new(std::io::BufWriter::new(file))
+    };
+    let (corpus, summary, written) = convert_into(&files, &options, &mut progress, &mut out)
+        .with_context(|| format!("cannot convert into {}", args.output))?;
+    drop(out);
+    print_diagnostics(&corpus);
+    for f in &summary.files {
+        let format = f.format.map_or("not recognised", |f| f.name());
+        eprintln!("{}: {format}, {} rollouts", f.name, f.rollouts);
+    }
+    let target = if args.output == "-" {
+        "stdout"
+    } else {
+        &args.output
+    };
+    eprintln!("wrote {written} rollouts to {target}");
+    Ok(if corpus.rollouts.is_empty() {
+        1
+    } else {
+        0
+    })
+}
+
+/// Finds the built app: `--app`, else `dist/` beside the executable, else the source tree
+/// the executable was built in (`target/<profile>/` → `../../dist`), rebuilding it there
+/// with trunk when it is missing.
+fn find_app(explicit: Option<&Path>) -> Result<PathBuf> {
+    let is_app = |d: &Path| d.join("index.html").is_file() && d.join("worker-loader.js").is_file();
+    if let Some(d) = explicit {
+        if is_app(d) {
+            return Ok(d.to_path_buf());
+        }
+        bail!(
+            "{} is not a built prefix-exec app (no index.html and worker-loader.js)",
+            d.display()
+        );
+    }
+    let exe = std::env::current_exe().context("cannot locate the executable")?;
+    let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    if is_app(&exe_dir.join("dist")) {
+        return Ok(exe_dir.join("dist"));
+    }
+    if let Some(root) = exe_dir.parent().and_then(Path::parent) {
+        let dist = root.join("dist");
+        if is_app(&dist) {
+            return Ok(dist);
+        }
+        if root.join("index.html").is_file() && root.join("Trunk.toml").is_file() {
+            eprintln!("prefix-exec: building the app with trunk (dist/ is missing)…");
+            let status = std::process::Command::new("trunk")
+                .args(["build", "--release"])
+                .env("TRUNK_SKIP_VERSION_CHECK", "true")
+                .current_dir(root)
+                .status();
+            if matches!(status, Ok(s) if s.success()) && is_app(&dist) {
+                return Ok(dist);
+            }
+        }
+    }
+    bail!(
+        "cannot find the built app: run `trunk build --release` in the prefix-exec source \
+         tree (scripts/serve.sh does it), then pass its dist/ folder with --app DIR"
+    )
+}
+
+/// Copies the app's files (not its bundled example) into the site.
+fn copy_app(from: &Path, to: &Path) -> Result<u64> {
+    let mut bytes = 0;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        if entry.file_type()?.is_dir() {
+            if name == "examples" {
+                continue;
+            }
+            std::fs::create_dir_all(to.join(&name))?;
+            bytes += copy_app(&path, &to.join(&name))?;
+        } else {
+            bytes += std::fs::copy(&path, to.join(&name))
+                .with_context(|| format!("cannot copy {}", path.display()))?;
+        }
+    }
+    Ok(bytes)
+}
+
+/// `site`: the app + canonical data + report.json manifest; see [`crate::site`].
+fn site(args: SiteArgs) -> Result<u8> {
+    use crate::site::MANIFEST;
+    let settings = args.report.settings(Vec::new())?;
+    let job = crate::site::SiteSettings {
+        bootstrap: settings.bootstrap,
+        seed: settings.seed.to_string(),
+        level: settings.level,
+        max_depth: match settings.max_depth {
+            MaxDepth::Fixed(k) => k.to_string(),
+            MaxDepth::All => "all".to_string(),
+        },
+        labels: args.import.options()?.labels,
+    };
+    let app = find_app(args.app.as_deref())?;
+    if args.output.exists()
+        && std::fs::read_dir(&args.output)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        bail!(
+            "{} exists and is not empty; choose a new folder",
+            args.output.display()
+        );
+    }
+    std::fs::create_dir_all(args.output.join("data"))
+        .with_context(|| format!("cannot create {}", args.output.display()))?;
+
+    let mut progress = Progress::new(args.quiet);
+    let mut data: Vec<u8> = Vec::new();
+    let (source, _, written) = convert_into(
+        &expand(&args.files)?,
+        &args.import.options()?,
+        &mut progress,
+        &mut data,
+    )?;
+    print_diagnostics(&source);
+    if written == 0 {
+        eprintln!("prefix-exec: no valid rollout was read; no site written");
+        return Ok(1);
+    }
+    let publication = crate::site::publish(
+        &data,
+        written,
+        &args.title,
+        &args.description,
+        &job,
+        &settings,
+        args.gzip,
+        source.diagnostics_total,
+        &mut |p| progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total)),
+    );
+    progress.done();
+    let mut served = 0;
+    for (path, bytes) in &publication.files {
+        std::fs::write(args.output.join(path), bytes)
+            .with_context(|| format!("cannot write {path}"))?;
+        served += bytes.len();
+    }
+    let json = publication.manifest_json();
+    std::fs::write(args.output.join(MANIFEST), &json)?;
+    let app_bytes = copy_app(&app, &args.output)?;
+    // The copied index.html says the page is a site, so the app looks for its manifest.
+    let index = args.output.join("index.html");
+    let html = std::fs::read_to_string(&index)
+        .with_context(|| format!("cannot read {}", index.display()))?;
+    std::fs::write(&index, crate::site::mark_site_index(&html))
+        .with_context(|| format!("cannot write {}", index.display()))?;
+    eprintln!(
+        "wrote {}: app {:.1} MB, data {:.1} MB ({written} rollouts), report.json {:.1} MB",
+        args.output.display(),
+        app_bytes as f64 / 1e6,
+        served as f64 / 1e6,
+        json.len() as f64 / 1e6
+    );
+    Ok(0)
+}
