@@ -248,7 +248,7 @@ test('exports: CSV header and values; LaTeX booktabs table with bold maxima', { 
   const lines = csv.bytes.toString('utf8').trimEnd().split('\n');
   // The example is the paper's grid: its layout (blocks of dataset / model), report order.
   const header =
-    'block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,mean_fed_hi,mean_fed_max,' +
+    'block,dataset,model,method,n,crashed,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,mean_fed_hi,mean_fed_max,' +
     'auc_pec,auc_pec_lo,auc_pec_hi,auc_pec_max,rr_eligible,rr,rr_lo,rr_hi,rr_max,' +
     'final_success,final_success_lo,final_success_hi,final_success_max';
   assert.equal(lines[0], header);
@@ -256,7 +256,7 @@ test('exports: CSV header and values; LaTeX booktabs table with bold maxima', { 
   const maxFlags = [];
   lines.slice(1).forEach((line, i) => {
     const c = report.conditions[i];
-    const want = [`${c.dataset} / ${c.model}`, c.dataset, c.model, c.method, c.n];
+    const want = [`${c.dataset} / ${c.model}`, c.dataset, c.model, c.method, c.n, c.crashed];
     for (const col of COLUMNS) {
       if (col === 'rr_eligible') want.push(c.rr_eligible);
       else want.push(c[col].value, c[col].ci?.[0] ?? null, c[col].ci?.[1] ?? null, 'flag');

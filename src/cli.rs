@@ -201,6 +201,19 @@ struct ImportArgs {
     /// does; they are counted and reported.
     #[arg(long)]
     exclude_inference_errors: bool,
+    /// Episodes, samples and tests that crashed (an infrastructure or provider error: tau-bench
+    /// episodes with an empty trajectory and info.error, BFCL inference errors, errored Inspect
+    /// samples, ToolSandbox provider errors): `benchmark` counts them as each benchmark's
+    /// leaderboard does (tau-bench, BFCL: failed rollouts; Inspect, ToolSandbox: left out),
+    /// `count` counts them as failed rollouts for every format, `exclude` leaves them out for
+    /// every format. Counted crashes are reported per condition.
+    #[arg(long, value_name = "POLICY", default_value = "benchmark", value_parser = parse_crash_policy)]
+    crashed: crate::formats::CrashPolicy,
+}
+
+fn parse_crash_policy(s: &str) -> std::result::Result<crate::formats::CrashPolicy, String> {
+    crate::formats::CrashPolicy::parse(s)
+        .ok_or_else(|| format!("expected benchmark, count or exclude, got {s:?}"))
 }
 
 impl ImportArgs {
@@ -226,6 +239,7 @@ impl ImportArgs {
             exclude_termination: self.exclude_termination.clone(),
             schema_checks: !self.no_schema_checks,
             exclude_inference_errors: self.exclude_inference_errors,
+            crashed: self.crashed,
             labels: LabelSettings {
                 builtin: !self.no_builtin_labels,
                 rules,
@@ -649,11 +663,7 @@ fn convert(args: ConvertArgs) -> Result<u8> {
         &args.output
     };
     eprintln!("wrote {written} rollouts to {target}");
-    Ok(if corpus.rollouts.is_empty() {
-        1
-    } else {
-        0
-    })
+    Ok(if corpus.rollouts.is_empty() { 1 } else { 0 })
 }
 
 /// Finds the built app: `--app`, else `dist/` beside the executable, else the source tree

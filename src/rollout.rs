@@ -168,6 +168,9 @@ pub struct ParsedRollout {
     pub cost: Cost,
     /// The agent made no tool call (`steps` empty): one terminal no-tool action, `T = 1`.
     pub no_tool: bool,
+    /// The rollout crashed (canonical `crash`): an infrastructure or provider error ended it.
+    #[serde(default)]
+    pub crashed: bool,
 }
 
 /// The first failing step of a parsed rollout.
@@ -214,6 +217,8 @@ pub enum LabelSource {
     SchemaCheck,
     /// A labelling rule (its id).
     Rule(String),
+    /// The rollout crashed before the agent acted (canonical `crash`): the environment's fault.
+    Crash,
 }
 
 impl LabelSource {
@@ -223,6 +228,7 @@ impl LabelSource {
             LabelSource::Given => "given".to_string(),
             LabelSource::SchemaCheck => "schema check".to_string(),
             LabelSource::Rule(id) => format!("rule:{id}"),
+            LabelSource::Crash => "crash".to_string(),
         }
     }
 
@@ -231,6 +237,7 @@ impl LabelSource {
         match name {
             "given" => Some(LabelSource::Given),
             "schema check" => Some(LabelSource::SchemaCheck),
+            "crash" => Some(LabelSource::Crash),
             _ => name
                 .strip_prefix("rule:")
                 .filter(|id| !id.is_empty())
@@ -253,6 +260,8 @@ pub struct Rollout {
     pub cost: PackedCost,
     /// No tool call at all: the rollout is one terminal no-tool action (`T = 1`).
     pub no_tool: bool,
+    /// Ended by a crash (an infrastructure or provider error), counted per condition.
+    pub crashed: bool,
     pub source: Source,
 }
 
@@ -434,6 +443,7 @@ impl Corpus {
             first_failure,
             cost: parsed.cost.into(),
             no_tool: parsed.no_tool,
+            crashed: parsed.crashed,
             source,
         });
     }

@@ -59,6 +59,9 @@ pub(crate) struct Draft {
     /// For a rollout without tool calls: whether finishing without tools was allowed.
     pub no_tool_ok: bool,
     pub cost: Cost,
+    /// The rollout crashed (an infrastructure or provider error), with the error's text: the
+    /// canonical `crash` field. Set only where the file's crash policy counts crashes.
+    pub crash: Option<String>,
     /// Format-specific facts kept in the line's `meta` (trial, reward, termination reason, …).
     pub meta: Map<String, Value>,
 }
@@ -134,6 +137,7 @@ impl Draft {
             success: self.success,
             steps,
             no_tool_ok: self.steps.is_empty().then_some(self.no_tool_ok),
+            crash: self.crash.as_deref(),
             cost,
             meta: &self.meta,
         };
@@ -152,6 +156,8 @@ struct LineOut<'a> {
     steps: Vec<StepOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     no_tool_ok: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crash: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cost: Option<CostOut>,
     meta: &'a Map<String, Value>,
@@ -317,6 +323,7 @@ mod tests {
                 latency_s: None,
                 usd: Some(0.25),
             },
+            crash: None,
             meta: Map::new(),
         }
     }

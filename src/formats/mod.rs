@@ -247,8 +247,66 @@ pub struct ImportOptions {
     pub toolsandbox: toolsandbox::Options,
     /// Leave out BFCL inference errors (result lines with a `traceback` and no trajectory)
     /// instead of scoring them as rollouts that failed before any step (the leaderboard's
-    /// cohort); excluded lines are counted and reported.
+    /// cohort); excluded lines are counted and reported. Read under
+    /// [`CrashPolicy::Benchmark`] only.
     pub exclude_inference_errors: bool,
+    /// Episodes, samples or tests that crashed (an infrastructure or provider error, not the
+    /// agent's doing): counted as each benchmark's leaderboard counts them, counted, or excluded,
+    /// for every format.
+    pub crashed: CrashPolicy,
+}
+
+/// What to do with rollouts that crashed: the tau-bench episodes with an empty trajectory and
+/// an `info.error`, BFCL inference errors, Inspect samples with `error` set, ToolSandbox
+/// scenarios that failed with a provider error. A crash that is counted is a failed rollout
+/// marked `crash` (canonical JSONL): before any step it is one terminal no-tool action, not
+/// executable, not successful, its first failure labelled `environment` with the error as its
+/// text; each condition reports how many of its rollouts crashed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrashPolicy {
+    /// As each benchmark's own leaderboard counts them: tau-bench and BFCL count them as failed
+    /// rollouts; Inspect and ToolSandbox leave them out (their per-format options can keep
+    /// them).
+    #[default]
+    Benchmark,
+    /// Every format counts them as failed rollouts.
+    Count,
+    /// Every format leaves them out (counted and reported per file).
+    Exclude,
+}
+
+impl CrashPolicy {
+    /// Every policy, in the order the CLI and the app list them.
+    pub const ALL: [CrashPolicy; 3] = [
+        CrashPolicy::Benchmark,
+        CrashPolicy::Count,
+        CrashPolicy::Exclude,
+    ];
+
+    /// Whether a format's crashed rollouts are counted; `benchmark` is what that format's
+    /// leaderboard (with the file's per-format option) does.
+    pub fn counts(self, benchmark: bool) -> bool {
+        match self {
+            CrashPolicy::Benchmark => benchmark,
+            CrashPolicy::Count => true,
+            CrashPolicy::Exclude => false,
+        }
+    }
+
+    /// The name the CLI (`--crashed`) and the app use.
+    pub fn name(self) -> &'static str {
+        match self {
+            CrashPolicy::Benchmark => "benchmark",
+            CrashPolicy::Count => "count",
+            CrashPolicy::Exclude => "exclude",
+        }
+    }
+
+    /// Reads [`CrashPolicy::name`] back.
+    pub fn parse(name: &str) -> Option<CrashPolicy> {
+        CrashPolicy::ALL.into_iter().find(|p| p.name() == name)
+    }
 }
 
 impl Default for ImportOptions {
@@ -263,6 +321,7 @@ impl Default for ImportOptions {
             inspect: inspect::InspectOptions::default(),
             toolsandbox: toolsandbox::Options::default(),
             exclude_inference_errors: false,
+            crashed: CrashPolicy::Benchmark,
         }
     }
 }

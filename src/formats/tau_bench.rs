@@ -34,6 +34,9 @@ use crate::rollout::Cost;
 /// The tau-bench reader: a whole document per file, nothing across files.
 pub(crate) struct TauBench;
 
+/// The dataset of episodes whose domain is unknown; known domains are `tau-bench/<domain>`.
+const DATASET: &str = "tau-bench";
+
 impl FormatReader for TauBench {
     fn formats(&self) -> &'static [Format] {
         &[Format::TauBench]
@@ -50,13 +53,21 @@ impl FormatReader for TauBench {
 
     fn document(&mut self, out: &mut Sink<'_>, file: usize, _: Format, bytes: &[u8], open: usize) {
         let defaults = Defaults::for_file(out.name(file));
+        // Crashed episodes have no system prompt to tell their domain: they wait for the file's
+        // other episodes (or its name) to tell it, so they stay in the file's dataset.
+        let mut crashed = Vec::new();
+        let mut dataset: Option<String> = None;
         let end = for_each_element(
             out,
             file,
             bytes,
             open,
             |out, i, source, element| match convert(element, &defaults) {
+                Ok(d) if d.crash.is_some() => crashed.push((d, source)),
                 Ok(mut d) => {
+                    if dataset.is_none() && d.dataset != DATASET {
+                        dataset = Some(d.dataset.clone());
+                    }
                     d.apply(out.options(file));
                     emit(out, file, &d, None, source);
                 }
@@ -64,6 +75,27 @@ impl FormatReader for TauBench {
             },
         );
         out.trailing(file, bytes, end);
+        if crashed.is_empty() {
+            return;
+        }
+        let options = out.options(file);
+        if !options.crashed.counts(true) {
+            *out.import(file)
+                .excluded
+                .entry("crashed before any step".to_string())
+                .or_default() += crashed.len() as u64;
+            return;
+        }
+        let dataset = dataset
+            .or_else(|| domain_from_file_name(out.name(file)).map(|d| format!("{DATASET}/{d}")));
+        for (mut d, source) in crashed {
+            if let Some(name) = &dataset {
+                d.dataset = name.clone();
+                d.meta.remove("domain");
+            }
+            d.apply(out.options(file));
+            emit(out, file, &d, None, source);
+        }
     }
 
     fn reread(&self, _: Format, bytes: &[u8], _success: bool) -> Result<Draft, String> {
@@ -116,9 +148,25 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
         .and_then(|m| m.content.as_ref()?.as_str())
         .and_then(domain_from_policy);
     let dataset = match &domain {
-        Some(d) => format!("tau-bench/{d}"),
-        None => "tau-bench".to_string(),
+        Some(d) => format!("{DATASET}/{d}"),
+        None => DATASET.to_string(),
     };
+    // An episode that crashed before the agent acted: no trajectory, and `info` holds the
+    // error (`{error, traceback}`) instead of the task.
+    let info_text = |key: &str| {
+        wire.info
+            .as_ref()
+            .and_then(|i| i.get(key)?.as_str())
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+    };
+    let crash = (wire.traj.is_empty() && !success)
+        .then(|| {
+            info_text("error")
+                .map(str::to_string)
+                .or_else(|| info_text("traceback").map(|t| last_line(t).to_string()))
+        })
+        .flatten();
     let no_action_task = wire
         .info
         .as_ref()
@@ -147,6 +195,7 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
         no_tool_ok: success || no_action_task,
         steps,
         cost: Cost::default(),
+        crash,
         meta,
     })
 }
@@ -195,6 +244,22 @@ pub(crate) fn arguments(v: &Value) -> Value {
         Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| v.clone()),
         other => other.clone(),
     }
+}
+
+/// The last non-blank line of a traceback (the exception itself).
+fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
+/// The domain a tau-bench result file's name states (`tool-calling-retail-…json`).
+fn domain_from_file_name(name: &str) -> Option<&'static str> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    base.split(['-', '_', '.'])
+        .find_map(|part| ["airline", "retail"].into_iter().find(|d| *d == part))
 }
 
 /// `# Airline Agent Policy` → `airline`.

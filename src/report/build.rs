@@ -456,6 +456,7 @@ fn condition_report(
         method: method.to_string(),
         n: m.n,
         tasks: m.tasks,
+        crashed: m.crashed,
         ter: estimate(m.ter(), STAT_TER),
         mean_fed: estimate(m.mean_fed(), STAT_MEAN_FED),
         auc_pec: estimate(m.auc_pec(), STAT_AUC),

@@ -176,6 +176,10 @@ pub struct ConditionReport {
     pub n: u64,
     /// Distinct tasks.
     pub tasks: u64,
+    /// Rollouts of the N that crashed (an infrastructure or provider error, counted as failed
+    /// rollouts; see `formats::CrashPolicy`).
+    #[serde(default)]
+    pub crashed: u64,
     pub ter: Estimate,
     pub mean_fed: Estimate,
     pub auc_pec: Estimate,

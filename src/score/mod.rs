@@ -37,6 +37,8 @@ pub struct ConditionMetrics {
     pub n: u64,
     /// Distinct tasks with at least one rollout.
     pub tasks: u64,
+    /// Rollouts that crashed (an infrastructure or provider error; canonical `crash`).
+    pub crashed: u64,
     /// `#{FED = T + 1}`.
     pub fully_executable: u64,
     pub successes: u64,
@@ -323,6 +325,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
             condition: c,
             n: 0,
             tasks: 0,
+            crashed: 0,
             fully_executable: 0,
             successes: 0,
             uninterrupted_successes: 0,
@@ -382,6 +385,7 @@ pub fn aggregate_with(corpus: &Corpus, max_depth: MaxDepth, resamples: usize) ->
             let auc = f64::from(r.fed.0 - 1) / f64::from(r.horizon);
             task_auc += auc;
             m.n += 1;
+            m.crashed += u64::from(r.crashed);
             m.fully_executable += u64::from(full);
             m.successes += u64::from(r.success);
             m.uninterrupted_successes += u64::from(r.success && full);

@@ -78,6 +78,8 @@ pub struct Session {
     pub schema_checks: RwSignal<bool>,
     /// The first-failure label rules for every file (built-in on by default, user rules).
     pub labels: RwSignal<crate::label::LabelSettings>,
+    /// What to do with crashed rollouts, for every file (the CLI's `--crashed`).
+    pub crashed: RwSignal<crate::formats::CrashPolicy>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
@@ -150,6 +152,7 @@ impl Session {
             site: RwSignal::new(None),
             schema_checks: RwSignal::new(true),
             labels: RwSignal::new(crate::label::LabelSettings::default()),
+            crashed: RwSignal::new(crate::formats::CrashPolicy::default()),
             results,
             bridge: StoredValue::new_local(Bridge {
                 worker: None,
@@ -231,6 +234,7 @@ impl Session {
                     options: crate::formats::ImportOptions {
                         schema_checks: self.schema_checks.get_untracked(),
                         labels: self.labels.get_untracked(),
+                        crashed: self.crashed.get_untracked(),
                         ..Default::default()
                     },
                 })
@@ -270,6 +274,17 @@ impl Session {
         self.files
             .update(|f| f.iter_mut().for_each(|e| e.options.schema_checks = on));
         self.schema_checks.set(on);
+        self.recompute();
+    }
+
+    /// Sets the crash policy of every file and recomputes.
+    pub fn set_crashed(&self, policy: crate::formats::CrashPolicy) {
+        if self.crashed.get_untracked() == policy {
+            return;
+        }
+        self.files
+            .update(|f| f.iter_mut().for_each(|e| e.options.crashed = policy));
+        self.crashed.set(policy);
         self.recompute();
     }
 

@@ -52,6 +52,8 @@ pub(crate) enum ResultLine {
         id: String,
         /// [`fingerprint`] of its `result` (the error text).
         fingerprint: Option<u64>,
+        /// The error: `result` when it is text, else the traceback's last line.
+        error: String,
     },
 }
 
@@ -66,13 +68,15 @@ pub(crate) struct Test {
     pub has_outputs: bool,
     /// An inference error: no trajectory, never successful.
     pub inference_error: bool,
+    /// The inference error's text.
+    pub error: Option<String>,
     /// [`fingerprint`] of the line's `result`, which a failed test's score entry repeats.
     pub fingerprint: Option<u64>,
 }
 
 impl Test {
     /// The rollout of an inference error: no step at all.
-    pub fn inference_error(id: String, fingerprint: Option<u64>) -> Test {
+    pub fn inference_error(id: String, fingerprint: Option<u64>, error: String) -> Test {
         Test {
             category: category_of(&id),
             id,
@@ -80,6 +84,7 @@ impl Test {
             cost: Cost::default(),
             has_outputs: true,
             inference_error: true,
+            error: Some(error),
             fingerprint,
         }
     }
@@ -114,10 +119,24 @@ pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
     let wire: WireResult = read_object(bytes, "a BFCL result {id, result, inference_log}")?;
     let id = wire.id.0;
     let fp = wire.result.as_ref().map(fingerprint);
-    if wire.traceback.is_some() {
+    if let Some(traceback) = &wire.traceback {
+        let last_line = |t: &str| {
+            t.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        };
+        let error = match (&wire.result, traceback) {
+            (Some(Value::String(r)), _) if !r.trim().is_empty() => r.clone(),
+            (_, Value::String(t)) => last_line(t),
+            _ => "an inference error (`traceback`)".to_string(),
+        };
         return Ok(ResultLine::InferenceError {
             id,
             fingerprint: fp,
+            error,
         });
     }
     let (steps, has_outputs) = match (&wire.inference_log, &wire.result) {
@@ -145,6 +164,7 @@ pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
         },
         has_outputs,
         inference_error: false,
+        error: None,
         fingerprint: fp,
     }))
 }
@@ -416,6 +436,11 @@ pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
         // that end a run before any tool call was judged (environment, not one of the five).
         meta.insert("termination_reason".into(), "inference_error".into());
     }
+    let crash = test.inference_error.then(|| {
+        test.error
+            .clone()
+            .unwrap_or_else(|| "an inference error (`traceback`)".to_string())
+    });
     if !test.has_outputs {
         meta.insert(
             "tool_outputs".into(),
@@ -431,6 +456,7 @@ pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
         no_tool_ok: success,
         steps: test.steps,
         cost: test.cost,
+        crash,
         meta,
     }
 }

@@ -55,15 +55,20 @@ impl FormatReader for Bfcl {
         if format == Format::BfclResult {
             match read_result_line(bytes) {
                 Ok(ResultLine::Test(t)) => self.tests.entry(file).or_default().push((t, source)),
-                Ok(ResultLine::InferenceError { id, fingerprint }) => {
-                    if out.options(file).exclude_inference_errors {
+                Ok(ResultLine::InferenceError {
+                    id,
+                    fingerprint,
+                    error,
+                }) => {
+                    let options = out.options(file);
+                    if !options.crashed.counts(!options.exclude_inference_errors) {
                         out.import(file).skipped_inference_errors += 1
                     } else {
                         out.import(file).inference_errors += 1;
                         self.tests
                             .entry(file)
                             .or_default()
-                            .push((Test::inference_error(id, fingerprint), source));
+                            .push((Test::inference_error(id, fingerprint, error), source));
                     }
                 }
                 Err(e) => out.reject(file, Some(source.line), e),
@@ -272,8 +277,12 @@ impl FormatReader for Bfcl {
     fn reread(&self, _: Format, bytes: &[u8], success: bool) -> Result<Draft, String> {
         match read_result_line(bytes)? {
             ResultLine::Test(t) => Ok(draft(t, success, String::new())),
-            ResultLine::InferenceError { id, fingerprint } => Ok(draft(
-                Test::inference_error(id, fingerprint),
+            ResultLine::InferenceError {
+                id,
+                fingerprint,
+                error,
+            } => Ok(draft(
+                Test::inference_error(id, fingerprint, error),
                 false,
                 String::new(),
             )),

@@ -66,9 +66,18 @@ fn other_result_lines() {
         tb,
         Ok(ResultLine::InferenceError {
             id: "multi_turn_base_0".into(),
-            fingerprint: Some(fingerprint(&json!("Error during inference")))
+            fingerprint: Some(fingerprint(&json!("Error during inference"))),
+            error: "Error during inference".into(),
         })
     );
+    // Without a text result, the traceback's last line is the error.
+    let ResultLine::InferenceError { error, .. } = read_result_line(
+        br#"{"id": "multi_turn_base_1", "result": null, "traceback": "Traceback (most recent call last):\n  File \"x\"\nopenai.APITimeoutError: Request timed out.\n"}"#,
+    )
+    .unwrap() else {
+        panic!()
+    };
+    assert_eq!(error, "openai.APITimeoutError: Request timed out.");
     let ResultLine::Test(t) = read_result_line(
         br#"{"id": "multi_turn_miss_func_3", "result": [[[{"pwd": "{}"}, {"ls": "{\"a\": true}"}]], [[{"cd": "{}"}]]], "input_token_count": 5, "output_token_count": 6, "latency": 1.5}"#,
     )

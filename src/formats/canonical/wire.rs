@@ -127,6 +127,9 @@ struct WireRollout {
     label: Option<WireLabel>,
     #[serde(default)]
     label_source: Option<String>,
+    /// The rollout crashed (an infrastructure or provider error), with the error's text.
+    #[serde(default)]
+    crash: Option<String>,
     #[serde(default)]
     cost: Option<Object<WireCost>>,
     #[serde(default)]
@@ -148,6 +151,13 @@ impl WireRollout {
             return Err(invalid("task_id", "must not be empty"));
         }
         let cost = self.cost.map(|c| c.0).unwrap_or_default().validate()?;
+        let crash = self.crash.map(|c| truncate_chars(c, MAX_ERROR_CHARS));
+        if crash.is_some() && self.success.0 {
+            return Err(invalid(
+                "crash",
+                "a rollout that crashed cannot be successful: set success to false or remove crash",
+            ));
+        }
         let steps = self.steps;
         let no_tool = steps.count == 0;
         let failure_source = match (&steps.first_failure, no_tool) {
@@ -157,7 +167,19 @@ impl WireRollout {
         let (horizon, fed, failure) = if no_tool {
             // A rollout that stopped before any tool call is one terminal no-tool action (T = 1),
             // executable only where the benchmark allows finishing without tools.
-            if self.no_tool_ok.unwrap_or(false) {
+            if let Some(text) = &crash {
+                // Crashed before the agent acted: the environment's fault, whatever no_tool_ok says.
+                let failure = ParsedFailure {
+                    label: None,
+                    environment: true,
+                    source: Some(LabelSource::Crash),
+                    error: Some(text.clone()),
+                    tool: None,
+                    args: None,
+                    reference: Default::default(),
+                };
+                (1, 1, Some(failure))
+            } else if self.no_tool_ok.unwrap_or(false) {
                 (1, 2, None)
             } else {
                 let failure = failure_of_step(
@@ -208,6 +230,7 @@ impl WireRollout {
             failure,
             cost,
             no_tool,
+            crashed: crash.is_some(),
         };
         Ok((parsed, extra))
     }

@@ -562,6 +562,7 @@ pub(crate) fn convert_sample(
     if let Some(l) = &s.limit {
         meta.insert("limit".into(), l.clone());
     }
+    let mut crash = None;
     if errored {
         let text = match s.error.as_ref() {
             Some(Value::Object(m)) => m
@@ -573,7 +574,12 @@ pub(crate) fn convert_sample(
             _ => String::new(),
         };
         let short: String = text.chars().take(300).collect();
-        meta.insert("sample_error".into(), short.into());
+        meta.insert("sample_error".into(), short.clone().into());
+        crash = Some(if short.trim().is_empty() {
+            "the sample errored (`error` set)".to_string()
+        } else {
+            short
+        });
     }
     for (key, n) in [
         ("orphan_tool_messages", orphans),
@@ -604,6 +610,7 @@ pub(crate) fn convert_sample(
         no_tool_ok: success,
         steps,
         cost,
+        crash,
         meta,
     };
     Converted {

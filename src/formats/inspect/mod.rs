@@ -119,7 +119,12 @@ impl LogReader {
     pub(crate) fn new(overrides: &super::ImportOptions) -> LogReader {
         LogReader {
             run: RunInfo::unknown(),
-            options: overrides.inspect.clone(),
+            options: super::inspect::InspectOptions {
+                // The one crash policy decides; the file's own option is what "as the
+                // benchmark" means for Inspect (errored samples are left out unless kept).
+                keep_errored: overrides.crashed.counts(overrides.inspect.keep_errored),
+                ..overrides.inspect.clone()
+            },
             overrides: overrides.clone(),
             tally: Tally::default(),
             json: None,

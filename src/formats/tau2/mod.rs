@@ -369,6 +369,7 @@ pub(crate) fn draft(
         no_tool_ok: sim.success || no_action,
         steps: sim.steps,
         cost: sim.cost,
+        crash: None,
         meta: sim.meta,
     };
     d.apply(options);

@@ -969,6 +969,16 @@ pub(crate) fn scenario_draft(
         });
     }
     let success = row.success(options.tau);
+    // A kept provider error is a crash: the provider failed, not the agent.
+    let provider_crash = row.provider_error().map(|t| {
+        let tb = row.traceback.as_deref().unwrap_or("");
+        let last = last_line(tb);
+        if last.is_empty() {
+            t.to_string()
+        } else {
+            last.to_string()
+        }
+    });
     let mut meta = Map::new();
     meta.insert("format".into(), "toolsandbox".into());
     meta.insert(
@@ -1022,6 +1032,7 @@ pub(crate) fn scenario_draft(
         no_tool_ok: success,
         steps,
         cost: Cost::default(),
+        crash: provider_crash,
         meta,
     })
 }

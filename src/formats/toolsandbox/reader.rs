@@ -372,7 +372,10 @@ impl ToolSandbox {
 /// Joins one scenario of run `s` (from trajectory file `t`) and emits its rollout.
 fn emit_scenario(out: &mut Sink<'_>, s: usize, run: &mut Run, t: usize, p: &Pending) {
     let summary_name = out.name(s).to_string();
-    let options = out.options(s).toolsandbox;
+    let mut options = out.options(s).toolsandbox;
+    // The one crash policy decides; the run's own option is what "as the benchmark" means for
+    // ToolSandbox (provider errors are left out unless kept).
+    options.keep_provider_errors = out.options(s).crashed.counts(options.keep_provider_errors);
     let row = &run.summary.rows[run.rows[&p.scenario]];
     match join_scenario(row, &p.read, &run.facts, &options, &mut run.report) {
         Joined::Rollout(mut d) => {

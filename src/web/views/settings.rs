@@ -103,6 +103,22 @@ pub fn SettingsPanel() -> impl IntoView {
                     prop:checked=move || session.schema_checks.get()
                     on:change=move |e| session.set_schema_checks(event_target_checked(&e))
                 />
+                <label for="set-crashed">"Crashed rollouts"</label>
+                <select
+                    id="set-crashed"
+                    data-testid="settings-crashed"
+                    title="Episodes, samples and tests that crashed (an infrastructure or provider error): as each benchmark's leaderboard counts them (tau-bench, BFCL: failed rollouts; Inspect, ToolSandbox: left out), counted as failed rollouts, or left out, for every format (the CLI's --crashed)"
+                    on:change=move |e| {
+                        if let Some(p) = crate::formats::CrashPolicy::parse(&target_value(&e)) {
+                            session.set_crashed(p);
+                        }
+                    }
+                    prop:value=move || session.crashed.get().name()
+                >
+                    <option value="benchmark">"as the benchmark"</option>
+                    <option value="count">"count as failed"</option>
+                    <option value="exclude">"exclude"</option>
+                </select>
                 <label for="set-builtin-labels">"Built-in label rules"</label>
                 <input
                     id="set-builtin-labels"

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::{current_page, pager, Filters, PageInfo, PAGE_ROWS};
 use crate::report::table::{
     fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
+    CRASHED_TITLE,
 };
 use crate::report::Report;
 use crate::web::state::{Session, Status};
@@ -138,7 +139,16 @@ pub fn MainTable() -> impl IntoView {
                                 results
                                     .report
                                     .get()
-                                    .filter(|r| r.conditions.iter().any(|c| !c.pass_hat.is_empty()))
+                                    .filter(|r| extra_columns(r).0)
+                                    .map(|_| view! {
+                                        <th scope="col" class="num" title="Rollouts that crashed (an infrastructure or provider error), counted as failed rollouts">{CRASHED_TITLE}</th>
+                                    })
+                            }}
+                            {move || {
+                                results
+                                    .report
+                                    .get()
+                                    .filter(|r| extra_columns(r).1)
                                     .map(|_| view! { <th scope="col" class="num">"pass^1..k"</th> })
                             }}
                         </tr>
@@ -171,6 +181,15 @@ pub fn MainTable() -> impl IntoView {
     }
 }
 
+/// Whether the table shows the crashed-rollouts column (some condition crashed) and the pass^k
+/// column (some condition has repeated trials).
+fn extra_columns(report: &Report) -> (bool, bool) {
+    (
+        report.conditions.iter().any(|c| c.crashed > 0),
+        report.conditions.iter().any(|c| !c.pass_hat.is_empty()),
+    )
+}
+
 /// Rows `rows` of one block (a whole block, or a page's part of a long one), under its head.
 fn block_view(
     report: &Report,
@@ -180,6 +199,7 @@ fn block_view(
     intervals: bool,
 ) -> AnyView {
     let decimals = block.decimals();
+    let (with_crashed, with_pass) = extra_columns(report);
     let total = block.rows.len();
     let part = if rows.len() < total {
         format!(", rows {}–{} of {total}", rows.start + 1, rows.end)
@@ -209,7 +229,10 @@ fn block_view(
                     }
                 })
                 .collect_view();
-            let pass = (!c.pass_hat.is_empty()).then(|| {
+            let crashed = with_crashed.then(|| {
+                view! { <td class="num" data-col="crashed" data-value=c.crashed.to_string()>{c.crashed.to_string()}</td> }
+            });
+            let pass = with_pass.then(|| {
                 view! {
                     <td class="num" data-col="pass_hat" title="pass^1..k over repeated trials">
                         {fmt_pass_hat(&c.pass_hat, decimals)}
@@ -220,15 +243,18 @@ fn block_view(
                 <tr data-dataset=c.dataset.clone() data-model=c.model.clone() data-method=c.method.clone()>
                     <th scope="row">{layout.row_label(c)}</th>
                     {cells}
+                    {crashed}
                     {pass}
                 </tr>
             }
         })
         .collect_view();
+    let span =
+        (1 + Column::ALL.len() + usize::from(with_crashed) + usize::from(with_pass)).to_string();
     view! {
         <tbody>
             <tr class="block-head">
-                <th colspan="7" scope="rowgroup">
+                <th colspan=span scope="rowgroup">
                     {block.title.clone()}
                     <span class="muted">{head}</span>
                 </th>
