@@ -34,7 +34,9 @@ function option(name, fallback) {
 }
 const flag = (name) => process.argv.includes(`--${name}`);
 
-const file = path.resolve(option('file', path.join(ROOT, 'bench', 'out', 'grid-1gb.jsonl')));
+// --folder DIR picks a whole folder with the app's "Choose a folder…" input instead of a file.
+const folder = option('folder', null);
+const file = path.resolve(folder ?? option('file', path.join(ROOT, 'bench', 'out', 'grid-1gb.jsonl')));
 const bootstraps = [Number(option('bootstrap', 0))];
 if (flag('with-default') && !bootstraps.includes(10_000)) bootstraps.push(10_000);
 const workers = option('workers', null);
@@ -218,7 +220,7 @@ async function run(server, bootstrap) {
       }
     })();
 
-    await page.getByTestId('file-input').setInputFiles(file);
+    await page.getByTestId(folder ? 'folder-input' : 'file-input').setInputFiles(file);
     let final;
     try {
       const handle = await page.waitForFunction(
@@ -288,8 +290,21 @@ function report(r) {
   for (const e of r.pageErrors) console.log(`page error: ${e}`);
 }
 
-const size = fs.statSync(file).size;
-console.log(`# ${path.relative(ROOT, file)}: ${(size / MB).toFixed(1)} MB (${fmtMiB(size)})`);
+/** Bytes and files under a folder (or one file). */
+function sizeOf(p) {
+  const st = fs.statSync(p);
+  if (!st.isDirectory()) return { bytes: st.size, files: 1 };
+  let bytes = 0;
+  let files = 0;
+  for (const e of fs.readdirSync(p, { withFileTypes: true })) {
+    const s = sizeOf(path.join(p, e.name));
+    bytes += s.bytes;
+    files += s.files;
+  }
+  return { bytes, files };
+}
+const { bytes: size, files: fileCount } = sizeOf(file);
+console.log(`# ${path.relative(ROOT, file)}: ${(size / MB).toFixed(1)} MB (${fmtMiB(size)}), ${fileCount} files`);
 console.log(
   `# headless ${process.env.CHROMIUM ?? '/usr/bin/chromium'}; sampling every ${interval} ms; machine: ${os.cpus().length} cores, ${fmtMiB(os.totalmem())} RAM`,
 );

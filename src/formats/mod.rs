@@ -57,6 +57,7 @@ pub mod inspect;
 pub mod json_schema;
 pub(crate) mod object;
 pub(crate) mod pyrepr;
+pub mod runs;
 pub(crate) mod scan;
 pub mod schema_check;
 pub(crate) mod sink;

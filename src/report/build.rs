@@ -180,6 +180,16 @@ impl<'s> ReportPlan<'s> {
         Some(self.widened[b].as_ref().unwrap_or(&self.agg.blocks[b]))
     }
 
+    /// The bootstrap's work, in cells summed: per bootstrapped block, its tasks × its columns ×
+    /// the resamples (a resample sums one drawn task row per task). What decides whether
+    /// spreading the bootstrap over workers pays for starting them.
+    pub fn resample_work(&self) -> u64 {
+        (0..self.agg.blocks.len())
+            .filter_map(|b| self.resampled(b))
+            .map(|block| block.tasks.len() as u64 * block.width as u64 * self.resamples as u64)
+            .sum()
+    }
+
     /// Every chunk of every bootstrapped block, block by block, chunk by chunk.
     pub fn jobs(&self) -> Vec<BootstrapJob> {
         (0..self.agg.blocks.len())

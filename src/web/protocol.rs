@@ -157,6 +157,9 @@ pub enum FromWorker {
         phase: String,
         done: u64,
         total: u64,
+        /// While reading: files read and files in all (a folder of thousands of small files).
+        #[serde(default)]
+        files: [u64; 2],
     },
     /// The report, as the exact JSON text `prefix-exec score --json` writes.
     Report {

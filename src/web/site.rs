@@ -169,6 +169,7 @@ async fn open_site(session: Session, manifest: SiteManifest) {
         phase: "parse".to_string(),
         done: 0,
         total: manifest.data.iter().map(|d| d.bytes).sum(),
+        files: [0, manifest.data.len() as u64],
     });
     let mut files = Vec::new();
     let mut warnings = Vec::new();

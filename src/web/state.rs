@@ -50,6 +50,8 @@ pub enum Status {
         phase: String,
         done: u64,
         total: u64,
+        /// Files read and files in all, while reading.
+        files: [u64; 2],
     },
     Ready {
         compute_ms: f64,
@@ -82,6 +84,12 @@ pub struct Session {
     pub crashed: RwSignal<crate::formats::CrashPolicy>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
+}
+
+/// Paths in the order a folder walk visits them: component by component, as the CLI sorts a
+/// folder's entries.
+fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').cmp(b.split('/'))
 }
 
 /// One rollout's steps, or why they cannot be shown.
@@ -186,73 +194,124 @@ impl Session {
         self.results
     }
 
-    /// Adds files; one already loaded (same name, size and modification time) is not added
+    /// Adds files; one already loaded (same path, size and modification time) is not added
     /// again but reported, so nothing is counted twice.
     pub fn add_files(&self, files: Vec<File>) {
         // A file of a folder picked with the directory picker knows its relative path.
-        let with_paths = files
+        let mut from_folder = false;
+        let mut with_paths: Vec<(File, String)> = files
             .into_iter()
             .map(|f| {
                 let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
                     .ok()
                     .and_then(|p| p.as_string())
-                    .filter(|p| !p.is_empty())
-                    .unwrap_or_else(|| f.name());
+                    .filter(|p| !p.is_empty());
+                from_folder |= path.is_some();
+                let path = path.unwrap_or_else(|| f.name());
                 (f, path)
             })
             .collect();
+        // A picked folder lists its files in the browser's order; read them in name order, as
+        // the CLI walks a folder and a drop is walked, so a pick reads like either.
+        if from_folder {
+            with_paths.sort_by(|a, b| path_order(&a.1, &b.1));
+        }
         self.add_files_with_paths(with_paths);
     }
 
     /// [`Session::add_files`] with each file's path relative to its dropped folder.
     pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
-        let mut added = 0;
-        let mut duplicates = Vec::new();
-        for (file, path) in files {
-            let known = self.handles.with_value(|h| {
-                h.iter().any(|(id, f)| {
-                    f.name() == file.name()
-                        && f.size() == file.size()
-                        && f.last_modified() == file.last_modified()
-                        && self
-                            .files
-                            .with_untracked(|es| es.iter().any(|e| e.id == *id && e.path == path))
+        // What is loaded, by (path, size, modification time): one look-up per new file, and one
+        // update of the file list for the whole pick (a folder can hold tens of thousands).
+        let key = |f: &File, path: &str| {
+            (
+                path.to_string(),
+                f.size().to_bits(),
+                f.last_modified().to_bits(),
+            )
+        };
+        let mut known: std::collections::HashSet<(String, u64, u64)> =
+            self.files.with_untracked(|es| {
+                self.handles.with_value(|h| {
+                    es.iter()
+                        .zip(h.iter())
+                        .map(|(e, (_, f))| key(f, &e.path))
+                        .collect()
                 })
             });
-            if known {
+        let mut duplicates = Vec::new();
+        let mut entries = Vec::new();
+        let mut handles = Vec::new();
+        let options = crate::formats::ImportOptions {
+            schema_checks: self.schema_checks.get_untracked(),
+            labels: self.labels.get_untracked(),
+            crashed: self.crashed.get_untracked(),
+            ..Default::default()
+        };
+        for (file, path) in files {
+            if !known.insert(key(&file, &path)) {
                 duplicates.push(file.name());
                 continue;
             }
             let id = self.next_id.get_value();
             self.next_id.set_value(id + 1);
-            self.files.update(|f| {
-                f.push(FileEntry {
-                    id,
-                    name: file.name(),
-                    path: path.clone(),
-                    size: file.size(),
-                    options: crate::formats::ImportOptions {
-                        schema_checks: self.schema_checks.get_untracked(),
-                        labels: self.labels.get_untracked(),
-                        crashed: self.crashed.get_untracked(),
-                        ..Default::default()
-                    },
-                })
+            entries.push(FileEntry {
+                id,
+                name: file.name(),
+                path,
+                size: file.size(),
+                options: options.clone(),
             });
-            self.handles.update_value(|h| h.push((id, file)));
-            added += 1;
+            handles.push((id, file));
+        }
+        let added = entries.len();
+        if added > 0 {
+            self.files.update(|f| f.extend(entries));
+            self.handles.update_value(|h| h.extend(handles));
         }
         self.notice.set(if duplicates.is_empty() {
             None
         } else {
+            let shown: Vec<String> = duplicates.iter().take(10).cloned().collect();
             Some(format!(
-                "already loaded, not added again: {}",
-                duplicates.join(", ")
+                "already loaded, not added again: {}{}",
+                shown.join(", "),
+                if duplicates.len() > shown.len() {
+                    format!(" and {} more", duplicates.len() - shown.len())
+                } else {
+                    String::new()
+                }
             ))
         });
         if added > 0 {
             self.recompute();
         }
+    }
+
+    /// Changes the import options of several files (a run's) at once and recomputes.
+    pub fn set_files_options(&self, ids: &[u32], options: crate::formats::ImportOptions) {
+        let ids: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        let mut changed = false;
+        self.files.update(|f| {
+            for e in f.iter_mut().filter(|e| ids.contains(&e.id)) {
+                if e.options != options {
+                    e.options = options.clone();
+                    changed = true;
+                }
+            }
+        });
+        if changed {
+            self.recompute();
+        }
+    }
+
+    /// Removes several files (a run's) at once.
+    pub fn remove_files(&self, ids: &[u32]) {
+        let ids: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        self.files.update(|f| f.retain(|e| !ids.contains(&e.id)));
+        self.handles
+            .update_value(|h| h.retain(|(i, _)| !ids.contains(i)));
+        self.recompute();
     }
 
     /// Changes one file's import options and recomputes.
@@ -399,6 +458,7 @@ impl Session {
             phase: "parse".to_string(),
             done: 0,
             total: files.iter().map(|f| f.size() as u64).sum(),
+            files: [0, files.len() as u64],
         });
         let options = self.files.with_untracked(|f| {
             // Files and handles are added and removed together, so the orders agree.
@@ -565,7 +625,13 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             phase,
             done,
             total,
-        } if job == current => results.status.set(Status::Computing { phase, done, total }),
+            files,
+        } if job == current => results.status.set(Status::Computing {
+            phase,
+            done,
+            total,
+            files,
+        }),
         FromWorker::Report {
             job,
             json,

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::dom::file_list;
+use crate::formats::runs::{fmt_size, group_runs, RunGroup};
 use crate::formats::ImportOptions;
 use crate::web::state::Session;
 
@@ -81,64 +82,7 @@ pub fn FilesPanel() -> impl IntoView {
                 </Show>
             </div>
             <p class="hint">"…or drop files or whole run folders anywhere on the page (BFCL result and score files pair by their folders)."</p>
-            <ul class="file-list" data-testid="file-list">
-                <For
-                    each=move || session.files.get()
-                    key=|f| f.id
-                    children=move |f| {
-                        let id = f.id;
-                        // Where names repeat (two runs' identically named files), the folder
-                        // tells them apart.
-                        let name = f.name.clone();
-                        let folder = f
-                            .path
-                            .rsplit_once('/')
-                            .map(|(dir, _)| dir.to_string())
-                            .unwrap_or_default();
-                        let shown_folder = move || {
-                            let repeated = session
-                                .files
-                                .with(|fs| fs.iter().filter(|e| e.name == name).count() > 1);
-                            (repeated && !folder.is_empty()).then(|| {
-                                view! { <span class="file-folder muted" data-testid="file-folder">{format!("{}/", folder)}</span> }
-                            })
-                        };
-                        // Same bytes as a file listed earlier: the worker did not count it again.
-                        let repeats = move || {
-                            let index = session.files.with(|fs| fs.iter().position(|e| e.id == id))?;
-                            let report = session.results().report.get()?;
-                            report.inputs.get(index)?.repeats.clone()
-                        };
-                        view! {
-                            <li data-testid="file-item">
-                                <div class="file-row">
-                                    <span class="file-name" title=f.path.clone()>{shown_folder}{f.name.clone()}</span>
-                                    <span class="file-size">{format!("{:.1} MB", f.size / 1e6)}</span>
-                                    <button
-                                        class="icon"
-                                        data-testid="file-remove"
-                                        aria-label=format!("remove {}", f.name)
-                                        on:click=move |_| session.remove_file(id)
-                                    >
-                                        "×"
-                                    </button>
-                                </div>
-                                {move || {
-                                    repeats()
-                                        .map(|original| {
-                                            view! {
-                                                <p class="notice" data-testid="file-repeats">
-                                                    {format!("same bytes as {original}: already loaded, not counted again")}
-                                                </p>
-                                            }
-                                        })
-                                }}
-                                <FileOptions id/>
-                            </li>
-                        }
-                    }
-                />
-            </ul>
+            <FileList/>
             {move || {
                 session
                     .notice
@@ -149,17 +93,22 @@ pub fn FilesPanel() -> impl IntoView {
     }
 }
 
-/// Per-file import options: dataset / model / method overrides (for formats that imply them,
-/// e.g. a tau-bench file's model from its name) and termination reasons to exclude.
+/// Import options of a file, or of every file of a run: dataset / model / method overrides (for
+/// formats that imply them, e.g. a tau-bench file's model from its name) and termination
+/// reasons to exclude. A run's options are read from its first file and set on all of them.
 #[component]
-fn FileOptions(id: u32) -> impl IntoView {
+fn FileOptions(ids: Vec<u32>) -> impl IntoView {
     let session = expect_context::<Session>();
+    let ids = StoredValue::new(ids);
+    let first = ids.with_value(|i| i.first().copied().unwrap_or_default());
     let current = move || {
         session
             .files
-            .with_untracked(|f| f.iter().find(|e| e.id == id).map(|e| e.options.clone()))
+            .with_untracked(|f| f.iter().find(|e| e.id == first).map(|e| e.options.clone()))
             .unwrap_or_default()
     };
+    let set = move |o: ImportOptions| ids.with_value(|ids| session.set_files_options(ids, o));
+    let session_set = set;
     let field = move |label: &'static str,
                       testid: &'static str,
                       get: fn(&ImportOptions) -> String,
@@ -175,7 +124,7 @@ fn FileOptions(id: u32) -> impl IntoView {
                     on:change=move |e| {
                         let mut o = current();
                         set(&mut o, super::dom::target_value(&e));
-                        session.set_file_options(id, o);
+                        session_set(o);
                     }
                 />
             </label>
@@ -194,7 +143,7 @@ fn FileOptions(id: u32) -> impl IntoView {
                     on:change=move |e| {
                         let mut o = current();
                         set(&mut o, event_target_checked(&e));
-                        session.set_file_options(id, o);
+                        session_set(o);
                     }
                 />
                 {label}
@@ -273,7 +222,7 @@ fn FileOptions(id: u32) -> impl IntoView {
                             match text.trim().parse::<f64>() {
                                 Ok(tau) if (0.0..=1.0).contains(&tau) => {
                                     o.toolsandbox.tau = tau;
-                                    session.set_file_options(id, o);
+                                    set(o);
                                 }
                                 _ => {
                                     session
@@ -299,6 +248,212 @@ fn FileOptions(id: u32) -> impl IntoView {
             </fieldset>
         </details>
     }
+}
+
+/// The loaded files, one entry per run ([`group_runs`]): a file holding its own run(s) as it is;
+/// a run folder (a ToolSandbox run's thousands of scenario files) as one entry with its kind,
+/// model, rollouts, file count and size, its options (set on every file of the run) and its
+/// files listed only when opened. The list scrolls inside its panel, so the report starts
+/// within the first screen.
+#[component]
+fn FileList() -> impl IntoView {
+    let session = expect_context::<Session>();
+    let groups = Memo::new(move |_| {
+        session.files.with(|fs| {
+            let paths: Vec<&str> = fs.iter().map(|f| f.path.as_str()).collect();
+            group_runs(&paths)
+                .into_iter()
+                .map(|g| {
+                    let ids: Vec<u32> = g.files.iter().map(|&i| fs[i].id).collect();
+                    (g, ids)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <ul class="file-list" data-testid="file-list">
+            <For
+                each=move || groups.get()
+                key=|(g, ids)| (g.folder.clone(), ids.clone())
+                children=move |(group, ids)| {
+                    if ids.len() == 1 {
+                        view! { <FileItem id=ids[0] options=true/> }.into_any()
+                    } else {
+                        view! { <RunItem group ids/> }.into_any()
+                    }
+                }
+            />
+        </ul>
+    }
+}
+
+/// Rollouts read from the files at these input positions, once a report is in.
+fn rollouts_of(session: Session, ids: &[u32]) -> Option<u64> {
+    let report = session.results().report.get()?;
+    session.files.with(|fs| {
+        let positions: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        Some(
+            fs.iter()
+                .enumerate()
+                .filter(|(_, e)| positions.contains(&e.id))
+                .filter_map(|(i, _)| report.inputs.get(i))
+                .map(|r| r.rollouts)
+                .sum(),
+        )
+    })
+}
+
+/// A run of several files: one line, its options, and its files when opened.
+#[component]
+fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
+    let session = expect_context::<Session>();
+    let open = RwSignal::new(false);
+    let ids = StoredValue::new(ids);
+    let count = ids.with_value(Vec::len);
+    let size: f64 = ids.with_value(|ids| {
+        session.files.with_untracked(|fs| {
+            let set: std::collections::HashSet<u32> = ids.iter().copied().collect();
+            fs.iter()
+                .filter(|e| set.contains(&e.id))
+                .map(|e| e.size)
+                .sum()
+        })
+    });
+    let unit = group.unit();
+    let rollouts = move || {
+        ids.with_value(|ids| rollouts_of(session, ids))
+            .map(|n| format!(" · {} {unit}", fmt_count(n)))
+            .unwrap_or_default()
+    };
+    let label = group.label();
+    let folder = group.folder.clone();
+    view! {
+        <li data-testid="file-group" data-files=count.to_string()>
+            <div class="file-row">
+                <button
+                    class="icon"
+                    data-testid="file-group-toggle"
+                    aria-expanded=move || open.get().to_string()
+                    aria-label=format!("files of {folder}")
+                    on:click=move |_| open.update(|o| *o = !*o)
+                >
+                    {move || if open.get() { "▾" } else { "▸" }}
+                </button>
+                <span class="file-name" title=group.folder.clone()>
+                    <strong>{label}</strong>
+                    <span class="muted" data-testid="file-group-summary">
+                        {rollouts}
+                        {format!(" · {} files · {}", fmt_count(count as u64), fmt_size(size))}
+                    </span>
+                    <span class="file-folder muted">{format!(" {}/", group.folder)}</span>
+                </span>
+                <button
+                    class="icon"
+                    data-testid="file-group-remove"
+                    aria-label=format!("remove the run {}", group.folder)
+                    on:click=move |_| ids.with_value(|ids| session.remove_files(ids))
+                >
+                    "×"
+                </button>
+            </div>
+            <FileOptions ids=ids.get_value()/>
+            {move || {
+                open.get().then(|| {
+                    let ids = ids.get_value();
+                    let shown = ids.len().min(MAX_LISTED);
+                    let more = ids.len() - shown;
+                    view! {
+                        <ul class="run-files">
+                            {ids[..shown].iter().map(|&id| view! { <FileItem id options=false/> }).collect_view()}
+                            {(more > 0).then(|| view! { <li class="muted">{format!("… and {} more files", fmt_count(more as u64))}</li> })}
+                        </ul>
+                    }
+                })
+            }}
+        </li>
+    }
+}
+
+/// The most files a run lists when opened (the DOM stays small; the counts cover all).
+const MAX_LISTED: usize = 500;
+
+/// `31,032`.
+fn fmt_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One file: its name (with its folder where another file has the same name), size, removal,
+/// whether it repeats an earlier file, and its options when it is a run of its own.
+#[component]
+fn FileItem(id: u32, options: bool) -> impl IntoView {
+    let session = expect_context::<Session>();
+    let Some(f) = session
+        .files
+        .with_untracked(|fs| fs.iter().find(|e| e.id == id).cloned())
+    else {
+        return ().into_any();
+    };
+    let folder = f
+        .path
+        .rsplit_once('/')
+        .map(|(dir, _)| dir.to_string())
+        .unwrap_or_default();
+    let name = f.name.clone();
+    // Where names repeat (two runs' identically named files), the folder tells them apart.
+    let repeated = Memo::new(move |_| {
+        session
+            .files
+            .with(|fs| fs.iter().filter(|e| e.name == name).take(2).count() > 1)
+    });
+    let shown_folder = move || {
+        (repeated.get() && !folder.is_empty()).then(|| {
+            view! { <span class="file-folder muted" data-testid="file-folder">{format!("{}/", folder)}</span> }
+        })
+    };
+    // Same bytes as a file listed earlier: the worker did not count it again.
+    let repeats = move || {
+        let index = session
+            .files
+            .with(|fs| fs.iter().position(|e| e.id == id))?;
+        let report = session.results().report.get()?;
+        report.inputs.get(index)?.repeats.clone()
+    };
+    view! {
+        <li data-testid="file-item">
+            <div class="file-row">
+                <span class="file-name" title=f.path.clone()>{shown_folder}{f.name.clone()}</span>
+                <span class="file-size">{fmt_size(f.size)}</span>
+                <button
+                    class="icon"
+                    data-testid="file-remove"
+                    aria-label=format!("remove {}", f.name)
+                    on:click=move |_| session.remove_file(id)
+                >
+                    "×"
+                </button>
+            </div>
+            {move || {
+                repeats()
+                    .map(|original| {
+                        view! {
+                            <p class="notice" data-testid="file-repeats">
+                                {format!("same bytes as {original}: already loaded, not counted again")}
+                            </p>
+                        }
+                    })
+            }}
+            {options.then(|| view! { <FileOptions ids=vec![id]/> })}
+        </li>
+    }
+    .into_any()
 }
 
 /// Line-numbered problems in the input; valid lines were still scored.

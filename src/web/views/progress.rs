@@ -17,7 +17,9 @@ pub fn ProgressBar() -> impl IntoView {
         Status::Empty => "empty",
     };
     let fraction = move || match results.status.get() {
-        Status::Computing { phase, done, total } if total > 0 => {
+        Status::Computing {
+            phase, done, total, ..
+        } if total > 0 => {
             // Parsing is the first half of the bar, the bootstrap the second.
             let f = done as f64 / total as f64;
             if phase == "parse" {
@@ -30,11 +32,19 @@ pub fn ProgressBar() -> impl IntoView {
         _ => 0.0,
     };
     let text = move || match results.status.get() {
-        Status::Computing { phase, done, total } if phase == "parse" => format!(
-            "Reading files: {:.1} of {:.1} MB",
-            done as f64 / 1e6,
-            total as f64 / 1e6
-        ),
+        Status::Computing {
+            phase,
+            done,
+            total,
+            files: [read, all],
+        } if phase == "parse" => {
+            let mb = format!("{:.1} of {:.1} MB", done as f64 / 1e6, total as f64 / 1e6);
+            if all > 1 {
+                format!("Reading files: {read} of {all} files, {mb}")
+            } else {
+                format!("Reading files: {mb}")
+            }
+        }
         Status::Computing { done, total, .. } => {
             format!("Bootstrap: {done} of {total} resamples")
         }

@@ -1,0 +1,177 @@
+//! Which input files form one run, for the file list: a ToolSandbox run folder (its
+//! `result_summary.json` and `trajectories/<scenario>/…`) and a tau2 directory-form run
+//! (`results.json` and `simulations/…`) are one run each, however many files they hold; every
+//! other file is a run of its own. A leaderboard of thousands of scenario files then lists as a
+//! few runs, each expandable to its files.
+//!
+//! ```
+//! use prefix_exec::formats::runs::group_runs;
+//! let groups = group_runs(&[
+//!     "agent_openai/o3-high_user_openai/gpt-4o_08_13_2025_00_17_37/result_summary.json",
+//!     "agent_openai/o3-high_user_openai/gpt-4o_08_13_2025_00_17_37/trajectories/s1/execution_context.json",
+//!     "tau-bench/gpt-4o-airline.json",
+//! ]);
+//! assert_eq!(groups.len(), 2);
+//! assert_eq!(groups[0].label(), "ToolSandbox run · openai/o3-high");
+//! assert_eq!(groups[0].files, [0, 1]);
+//! assert_eq!(groups[1].files, [2]);
+//! ```
+
+use std::collections::HashMap;
+
+use super::toolsandbox::{model_from_folder, run_name, run_name_without_agent_folder};
+
+/// What kind of multi-file run a group is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunKind {
+    ToolSandbox,
+    Tau2Directory,
+    /// One file holding its own run(s).
+    File,
+}
+
+/// One run of the file list: its folder (or the file's path) and its files, by input index, in
+/// input order. Groups are in the order of their first file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunGroup {
+    pub kind: RunKind,
+    /// The run folder (for a single file, its path).
+    pub folder: String,
+    /// The agent a ToolSandbox run folder names.
+    pub model: Option<String>,
+    pub files: Vec<usize>,
+}
+
+impl RunGroup {
+    /// `ToolSandbox run · o3-high`, `tau2 run`, or the file's path.
+    pub fn label(&self) -> String {
+        match (self.kind, &self.model) {
+            (RunKind::ToolSandbox, Some(m)) => format!("ToolSandbox run · {m}"),
+            (RunKind::ToolSandbox, None) => "ToolSandbox run".to_string(),
+            (RunKind::Tau2Directory, _) => "tau2 run".to_string(),
+            (RunKind::File, _) => self.folder.clone(),
+        }
+    }
+
+    /// What a rollout of this run is called.
+    pub fn unit(&self) -> &'static str {
+        match self.kind {
+            RunKind::ToolSandbox => "scenarios",
+            _ => "rollouts",
+        }
+    }
+}
+
+/// The run a path belongs to: its kind and folder.
+fn run_of(path: &str) -> (RunKind, String) {
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let n = parts.len();
+    let dir = |k: usize| parts[..k].join("/");
+    if n >= 3 && parts[n - 3] == "trajectories" {
+        return (RunKind::ToolSandbox, dir(n - 3));
+    }
+    if n >= 1 && parts[n - 1] == "result_summary.json" {
+        return (RunKind::ToolSandbox, dir(n - 1));
+    }
+    if n >= 2 && parts[n - 2] == "simulations" {
+        return (RunKind::Tau2Directory, dir(n - 2));
+    }
+    if n >= 1 && parts[n - 1] == "results.json" {
+        return (RunKind::Tau2Directory, dir(n - 1));
+    }
+    (RunKind::File, path.to_string())
+}
+
+/// Groups input paths by run; see the module documentation.
+pub fn group_runs<S: AsRef<str>>(paths: &[S]) -> Vec<RunGroup> {
+    let mut groups: Vec<RunGroup> = Vec::new();
+    let mut by_key: HashMap<(RunKind, String), usize> = HashMap::new();
+    for (i, path) in paths.iter().enumerate() {
+        let (kind, folder) = run_of(path.as_ref());
+        // A run file dropped without its folder stays a file of its own.
+        let (kind, folder) = if kind != RunKind::File && folder.is_empty() {
+            (RunKind::File, path.as_ref().to_string())
+        } else {
+            (kind, folder)
+        };
+        let at = *by_key.entry((kind, folder.clone())).or_insert_with(|| {
+            let model = (kind == RunKind::ToolSandbox).then(|| {
+                run_name(&folder)
+                    .or_else(|| run_name_without_agent_folder(&folder))
+                    .map_or_else(|| model_from_folder(&folder, &folder), |n| n.agent)
+            });
+            groups.push(RunGroup {
+                kind,
+                folder,
+                model,
+                files: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[at].files.push(i);
+    }
+    groups
+}
+
+/// A size in bytes as a person reads it: `812 B`, `4.2 KB`, `48.3 MB`, `1.21 GB` (decimal
+/// units, as file managers show them); never "0.0 MB".
+pub fn fmt_size(bytes: f64) -> String {
+    const KB: f64 = 1e3;
+    const MB: f64 = 1e6;
+    const GB: f64 = 1e9;
+    if bytes < KB {
+        format!("{} B", bytes.max(0.0).round())
+    } else if bytes < 100.0 * KB {
+        format!("{:.1} KB", bytes / KB)
+    } else if bytes < MB {
+        format!("{:.0} KB", bytes / KB)
+    } else if bytes < GB {
+        format!("{:.1} MB", bytes / MB)
+    } else {
+        format!("{:.2} GB", bytes / GB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_group_by_folder() {
+        let g = group_runs(&[
+            "a/agent_x_user_y_01_02_2025_03_04_05/result_summary.json",
+            "b/gpt-4.1_user_openai/gpt-4o_01_02_2025_03_04_05/trajectories/s/conversation.json",
+            "a/agent_x_user_y_01_02_2025_03_04_05/trajectories/s/execution_context.json",
+            "b/gpt-4.1_user_openai/gpt-4o_01_02_2025_03_04_05/result_summary.json",
+            "renamed/result_summary.json",
+            "t/run1/results.json",
+            "t/run1/simulations/a.json",
+            "result_summary.json",
+            "x.jsonl",
+        ]);
+        let got: Vec<(String, Vec<usize>)> =
+            g.iter().map(|g| (g.label(), g.files.clone())).collect();
+        assert_eq!(
+            got,
+            [
+                ("ToolSandbox run · x".to_string(), vec![0, 2]),
+                ("ToolSandbox run · gpt-4.1".to_string(), vec![1, 3]),
+                ("ToolSandbox run · renamed".to_string(), vec![4]),
+                ("tau2 run".to_string(), vec![5, 6]),
+                ("result_summary.json".to_string(), vec![7]),
+                ("x.jsonl".to_string(), vec![8]),
+            ]
+        );
+        assert_eq!(g[0].unit(), "scenarios");
+    }
+
+    #[test]
+    fn sizes_read_as_people_read_them() {
+        assert_eq!(fmt_size(0.0), "0 B");
+        assert_eq!(fmt_size(812.0), "812 B");
+        assert_eq!(fmt_size(4_240.0), "4.2 KB");
+        assert_eq!(fmt_size(512_000.0), "512 KB");
+        assert_eq!(fmt_size(48_312_000.0), "48.3 MB");
+        assert_eq!(fmt_size(1_210_000_000.0), "1.21 GB");
+    }
+}
