@@ -51,7 +51,13 @@ test('a dropped ToolSandbox run folder: table = CLI, τ stated, calls with their
   }, files);
   assert.ok(accepted, 'the page accepts the drop');
   await waitReady(page);
-  assert.equal(await page.getByTestId('file-item').count(), files.length, 'every file of the folder is listed');
+  // The run folder is one entry of the file list, with every file of the folder in it.
+  const group = page.getByTestId('file-group');
+  assert.equal(await group.count(), 1, 'one run');
+  assert.equal(await group.getAttribute('data-files'), String(files.length));
+  assert.match(await group.innerText(), /ToolSandbox run · acme\/tiny-1/);
+  await group.getByTestId('file-group-toggle').click();
+  assert.equal(await group.getByTestId('file-item').count(), files.length, 'every file of the folder is listed');
 
   // The same folder through the CLI (the folder as the path): same table.
   const report = JSON.parse(cliReportBytes([RUN], { cwd: BASE, bootstrap: B, seed: 0 }).toString('utf8'));
@@ -99,11 +105,10 @@ test('the similarity threshold set on result_summary.json changes success, as th
     document.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer }));
   }, files);
   await waitReady(page);
-  const summaryItem = page
-    .getByTestId('file-item')
-    .filter({ has: page.locator('.file-name', { hasText: /result_summary\.json$/ }) });
-  await summaryItem.locator('summary').click();
-  const tau = summaryItem.getByTestId('file-ts-threshold');
+  // The run's options (set on every file of the run, its result_summary.json included).
+  const run = page.getByTestId('file-group');
+  await run.locator('summary').first().click();
+  const tau = run.getByTestId('file-ts-threshold');
   await tau.fill('0.9');
   await tau.dispatchEvent('change');
   await waitReady(page);

@@ -261,3 +261,89 @@ fn real_bfcl_runs_picked_without_folders() {
         ]
     );
 }
+
+/// The whole shared folder given as one path, as a researcher points the CLI at a leaderboard:
+/// every condition has the N its benchmark reports, crashed episodes are counted in their own
+/// domain, each ToolSandbox run is a condition of its own, nothing falls to "unknown-model".
+#[test]
+fn the_whole_folder_as_one_path() {
+    if !Path::new(SHARED).is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        .current_dir(Path::new(SHARED).parent().unwrap())
+        .args([
+            "score",
+            "released-runs",
+            "--bootstrap",
+            "0",
+            "--json",
+            "-",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conditions = r["conditions"].as_array().unwrap();
+    let get = |dataset: &str, model: &str| {
+        conditions
+            .iter()
+            .find(|c| c["dataset"] == dataset && c["model"] == model)
+            .map(|c| (c["n"].as_u64().unwrap(), c["crashed"].as_u64().unwrap()))
+            .unwrap_or_else(|| panic!("no condition {dataset} / {model}"))
+    };
+    for (dataset, model, n, crashed) in [
+        ("tau-bench/retail", "claude-4-sonnet-thinking-off", 115, 20),
+        ("tau-bench/retail", "o4-mini-high", 115, 0),
+        ("tau-bench/airline", "Qwen3-8B", 50, 3),
+        (
+            "tau-bench/airline",
+            "Qwen3-235B-A22B-Thinking-2507-FP8",
+            50,
+            4,
+        ),
+        ("tau-bench/airline", "gpt-4.1", 50, 0),
+        ("toolsandbox", "openai/gpt-4.1", 1032, 0),
+        ("bfcl/multi_turn_base", "openai_gpt-oss-20b", 200, 4),
+    ] {
+        assert_eq!(get(dataset, model), (n, crashed), "{dataset} / {model}");
+    }
+    assert!(!conditions.iter().any(|c| c["dataset"] == "tau-bench"));
+    assert!(!conditions.iter().any(|c| c["model"] == "unknown-model"));
+    let sandbox = conditions
+        .iter()
+        .filter(|c| c["dataset"] == "toolsandbox")
+        .count();
+    assert_eq!(sandbox, 4);
+    // --crashed exclude leaves the 27 crashed tau-bench episodes and 4 BFCL inference errors out.
+    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        .current_dir(Path::new(SHARED).parent().unwrap())
+        .args([
+            "score",
+            "released-runs",
+            "--bootstrap",
+            "0",
+            "--json",
+            "-",
+            "-q",
+        ])
+        .args(["--crashed", "exclude"])
+        .output()
+        .unwrap();
+    let r2: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let total = |r: &Value| -> u64 {
+        r["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["n"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(total(&r) - total(&r2), 27 + 4);
+}
