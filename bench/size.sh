@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The app's size: every file Trunk put in dist/ (what `prefix-exec site` copies, the bundled
 # example data in dist/examples/ excluded), uncompressed and gzipped, against the budgets of
-# issue #15 (every wasm file <= 1.5 MB, the whole app <= 2.5 MB, uncompressed; MB = 10^6 bytes).
+# issue #15 (every wasm file <= 1.5 MB, the whole app <= 2.5 MB, uncompressed; MB = 10^6 bytes),
+# the app's raised to 2.6 MB by issue #21: the file list grouped by run, the crashed-rollouts
+# setting and column, and the `?files=` loader of `prefix-exec view` (#23) added 53 KB to the
+# page's wasm and 15 KB to the worker's (2,477,472 -> 2,546,779 bytes), with nothing left to
+# cut that these features do not need.
 #
 #   bash bench/size.sh             # builds dist/ with Trunk if it is missing, prints the table
 #   bash bench/size.sh --check     # the same, and exits 1 when a #15 budget is exceeded
@@ -16,7 +20,7 @@ if [ ! -f dist/index.html ]; then
   PATH="$PWD/node_modules/.bin:$PATH" TRUNK_SKIP_VERSION_CHECK=true trunk build --release --locked
 fi
 WASM_BUDGET=1500000
-APP_BUDGET=2500000
+APP_BUDGET=2600000
 total=0
 total_gz=0
 over=0

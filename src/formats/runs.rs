@@ -17,12 +17,10 @@
 //! assert_eq!(groups[1].files, [2]);
 //! ```
 
-use std::collections::HashMap;
-
 use super::toolsandbox::{model_from_folder, run_name, run_name_without_agent_folder};
 
 /// What kind of multi-file run a group is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RunKind {
     ToolSandbox,
     Tau2Directory,
@@ -85,7 +83,9 @@ fn run_of(path: &str) -> (RunKind, String) {
 /// Groups input paths by run; see the module documentation.
 pub fn group_runs<S: AsRef<str>>(paths: &[S]) -> Vec<RunGroup> {
     let mut groups: Vec<RunGroup> = Vec::new();
-    let mut by_key: HashMap<(RunKind, String), usize> = HashMap::new();
+    // (kind, folder) → group, sorted for binary search (a hash map would add its code to the
+    // page's wasm for this one use).
+    let mut by_key: Vec<((RunKind, String), usize)> = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let (kind, folder) = run_of(path.as_ref());
         // A run file dropped without its folder stays a file of its own.
@@ -94,20 +94,26 @@ pub fn group_runs<S: AsRef<str>>(paths: &[S]) -> Vec<RunGroup> {
         } else {
             (kind, folder)
         };
-        let at = *by_key.entry((kind, folder.clone())).or_insert_with(|| {
-            let model = (kind == RunKind::ToolSandbox).then(|| {
-                run_name(&folder)
-                    .or_else(|| run_name_without_agent_folder(&folder))
-                    .map_or_else(|| model_from_folder(&folder, &folder), |n| n.agent)
-            });
-            groups.push(RunGroup {
-                kind,
-                folder,
-                model,
-                files: Vec::new(),
-            });
-            groups.len() - 1
-        });
+        let key = (kind, folder);
+        let at = match by_key.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(found) => by_key[found].1,
+            Err(slot) => {
+                let (kind, folder) = key.clone();
+                let model = (kind == RunKind::ToolSandbox).then(|| {
+                    run_name(&folder)
+                        .or_else(|| run_name_without_agent_folder(&folder))
+                        .map_or_else(|| model_from_folder(&folder, &folder), |n| n.agent)
+                });
+                groups.push(RunGroup {
+                    kind,
+                    folder,
+                    model,
+                    files: Vec::new(),
+                });
+                by_key.insert(slot, (key, groups.len() - 1));
+                groups.len() - 1
+            }
+        };
         groups[at].files.push(i);
     }
     groups

@@ -86,6 +86,22 @@ pub struct Session {
     bridge: StoredValue<Bridge, LocalStorage>,
 }
 
+/// File ids to look up many times (a run's thousands of files): sorted, searched by halves (a
+/// hash set would add its code to the page's wasm for this one use).
+pub struct IdSet(Vec<u32>);
+
+impl IdSet {
+    pub fn new(ids: &[u32]) -> IdSet {
+        let mut v = ids.to_vec();
+        v.sort_unstable();
+        IdSet(v)
+    }
+
+    pub fn contains(&self, id: &u32) -> bool {
+        self.0.binary_search(id).is_ok()
+    }
+}
+
 /// Paths in the order a folder walk visits them: component by component, as the CLI sorts a
 /// folder's entries.
 fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
@@ -221,24 +237,21 @@ impl Session {
 
     /// [`Session::add_files`] with each file's path relative to its dropped folder.
     pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
-        // What is loaded, by (path, size, modification time): one look-up per new file, and one
+        // What is loaded, by path, size and modification time: one look-up per new file, and one
         // update of the file list for the whole pick (a folder can hold tens of thousands).
-        let key = |f: &File, path: &str| {
-            (
-                path.to_string(),
-                f.size().to_bits(),
-                f.last_modified().to_bits(),
-            )
-        };
-        let mut known: std::collections::HashSet<(String, u64, u64)> =
-            self.files.with_untracked(|es| {
-                self.handles.with_value(|h| {
-                    es.iter()
-                        .zip(h.iter())
-                        .map(|(e, (_, f))| key(f, &e.path))
-                        .collect()
-                })
-            });
+        let key =
+            |f: &File, path: &str| format!("{path}\u{1f}{}\u{1f}{}", f.size(), f.last_modified());
+        let loaded: Vec<String> = self.files.with_untracked(|es| {
+            self.handles.with_value(|h| {
+                es.iter()
+                    .zip(h.iter())
+                    .map(|(e, (_, f))| key(f, &e.path))
+                    .collect()
+            })
+        });
+        let keys: Vec<String> = files.iter().map(|(f, p)| key(f, p)).collect();
+        let mut known: std::collections::HashSet<&str> =
+            loaded.iter().map(String::as_str).collect();
         let mut duplicates = Vec::new();
         let mut entries = Vec::new();
         let mut handles = Vec::new();
@@ -248,8 +261,8 @@ impl Session {
             crashed: self.crashed.get_untracked(),
             ..Default::default()
         };
-        for (file, path) in files {
-            if !known.insert(key(&file, &path)) {
+        for ((file, path), k) in files.into_iter().zip(&keys) {
+            if !known.insert(k.as_str()) {
                 duplicates.push(file.name());
                 continue;
             }
@@ -290,7 +303,7 @@ impl Session {
 
     /// Changes the import options of several files (a run's) at once and recomputes.
     pub fn set_files_options(&self, ids: &[u32], options: crate::formats::ImportOptions) {
-        let ids: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        let ids = IdSet::new(ids);
         let mut changed = false;
         self.files.update(|f| {
             for e in f.iter_mut().filter(|e| ids.contains(&e.id)) {
@@ -307,7 +320,7 @@ impl Session {
 
     /// Removes several files (a run's) at once.
     pub fn remove_files(&self, ids: &[u32]) {
-        let ids: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        let ids = IdSet::new(ids);
         self.files.update(|f| f.retain(|e| !ids.contains(&e.id)));
         self.handles
             .update_value(|h| h.retain(|(i, _)| !ids.contains(i)));

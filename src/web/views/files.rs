@@ -6,7 +6,7 @@ use wasm_bindgen::JsCast;
 use super::dom::file_list;
 use crate::formats::runs::{fmt_size, group_runs, RunGroup};
 use crate::formats::ImportOptions;
-use crate::web::state::Session;
+use crate::web::state::{IdSet, Session};
 
 /// The bundled example: a synthetic grid shaped like the paper's Table 2.
 pub const EXAMPLE_URL: &str = "./examples/synthetic-grid.jsonl";
@@ -291,7 +291,7 @@ fn FileList() -> impl IntoView {
 fn rollouts_of(session: Session, ids: &[u32]) -> Option<u64> {
     let report = session.results().report.get()?;
     session.files.with(|fs| {
-        let positions: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        let positions = IdSet::new(ids);
         Some(
             fs.iter()
                 .enumerate()
@@ -312,7 +312,7 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
     let count = ids.with_value(Vec::len);
     let size: f64 = ids.with_value(|ids| {
         session.files.with_untracked(|fs| {
-            let set: std::collections::HashSet<u32> = ids.iter().copied().collect();
+            let set = IdSet::new(ids);
             fs.iter()
                 .filter(|e| set.contains(&e.id))
                 .map(|e| e.size)
