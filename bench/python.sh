@@ -10,7 +10,7 @@ reps=${1:-5}
 out=bench/out; mkdir -p "$out"
 py=target/python-venv/bin/python
 [ -x "$py" ] || { echo "run bash scripts/python.sh first (it installs the wheel into target/python-venv)" >&2; exit 1; }
-CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} nice -n 15 cargo build --release --locked --quiet --bin prefix-exec --example synth_grid
+nice -n 15 cargo build --release --locked --quiet --bin prefix-exec --example synth_grid
 [ -f "$out/grid1.jsonl" ] || target/release/examples/synth_grid -o "$out/grid1.jsonl" 2>/dev/null
 grid=$out/grid1.jsonl
 echo "# paper-sized grid ($(wc -l < "$grid") rollouts), B = 10000, seed 0, best of $reps; $(nproc) cores"

@@ -54,7 +54,7 @@ test('prefix-exec view: the page preloads the given files and its table = the wh
 
   // The app's default settings (10,000 resamples, seed 0) are the CLI's defaults.
   const report = JSON.parse(
-    execFileSync(CLI, ['score', EXAMPLE, RUN, '--json', '-', '--quiet'], { maxBuffer: 1 << 28 }).toString('utf8'),
+    execFileSync(CLI, ['score', EXAMPLE, RUN, '--json', '-', '--quiet'], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8'),
   );
   assert.ok(report.conditions.some((c) => c.model === 'acme/tiny-1'), 'the ToolSandbox run was read');
   compareTableToReport(await readMainTable(page), report);

@@ -47,13 +47,12 @@ mkdir -p python/prefix_exec/app
 # The bundled example stays in: `prefix-exec view` offers "Load example" like the hosted app.
 cp -r dist/. python/prefix_exec/app/
 
-# 3. The wheel (the `wheel` profile: thin LTO), on one core and at low priority.
+# 3. The wheel (the `wheel` profile: thin LTO), at low priority (CARGO_BUILD_JOBS is honoured).
 if [ "${PREFIX_EXEC_SKIP_BUILD:-}" != 1 ] || ! ls "$WHEELS"/prefix_exec-*.whl >/dev/null 2>&1; then
   log "building the wheel (maturin, profile wheel)"
   rm -f "$WHEELS"/prefix_exec-*.whl
   start=$(date +%s)
-  CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} nice -n 15 \
-    "$TOOLS/bin/maturin" build -m python/Cargo.toml --out "$WHEELS" --locked --quiet \
+  nice -n 15 "$TOOLS/bin/maturin" build -m python/Cargo.toml --out "$WHEELS" --locked --quiet \
     --interpreter "$PYTHON"
   log "wheel built in $(($(date +%s) - start)) s"
 fi

@@ -163,13 +163,22 @@ class Report:
     def to_pandas(self) -> "Any":
         """A tidy ``pandas.DataFrame``: one row per condition; for each estimate a value column
         and ``_lo`` / ``_hi`` interval columns (``ter``, ``ter_lo``, ``ter_hi``, …), PEC by depth
-        (``pec_1``, ``pec_1_lo``, …), counts, label counts (``label_<name>``) and costs
-        (``cost_<name>``). Needs pandas (``pip install pandas``)."""
+        (``pec_1``, ``pec_1_lo``, …), counts, costs (``cost_<name>``), and first-failure label
+        counts (``label_<name>``; ``label_source_<source>`` where the labels came from). Needs pandas (``pip install pandas``)."""
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
-        return pd.DataFrame([_flat_condition(c) for c in self.conditions])
+        df = pd.DataFrame([_flat_condition(c) for c in self.conditions])
+        # Label counts are listed only where non-zero: a missing one is 0. Grouped at the end.
+        labels = sorted(
+            (c for c in df.columns if c.startswith("label_")),
+            key=lambda c: (c.startswith("label_source_"), c),
+        )
+        if labels:
+            df[labels] = df[labels].fillna(0).astype("int64")
+            df = df[[c for c in df.columns if c not in labels] + labels]
+        return df
 
     def __repr__(self) -> str:
         c = self.conditions
@@ -197,10 +206,13 @@ def _flat_condition(c: Dict[str, Any]) -> Dict[str, Any]:
         elif key == "pass_hat":
             for k, v in enumerate(value, start=1):
                 row[f"pass_hat_{k}"] = v
-        elif key == "first_failure_labels" and isinstance(value, dict):
+        elif key in ("first_failure_labels", "first_failure_label_sources") and isinstance(
+            value, dict
+        ):
+            prefix = "label_" if key == "first_failure_labels" else "label_source_"
             for name, v in value.items():
-                if isinstance(v, (int, float)) or v is None:
-                    row[f"label_{name}"] = v
+                if isinstance(v, (int, float)):
+                    row[prefix + name] = v
         elif isinstance(value, dict):
             for name, v in value.items():
                 if isinstance(v, (int, float, str)) or v is None:

@@ -5,14 +5,17 @@ A small ``http.server`` serves two things and nothing else:
 - the web app packaged with the wheel (``prefix_exec/app``, Trunk's release build), at ``/``;
 - an allow-list made when the server starts: the given files, and the ``.json`` / ``.jsonl``
   files inside the given folders (recursively, hidden ones skipped: the files ``prefix-exec
-  score`` reads from a folder), each at ``/_view/files/<i>/<relative path>``, listed in
-  ``/_view/files.json`` as ``[{"name": "<relative path>", "url": "…"}]``.
+  score`` reads from a folder), each at ``/_view/files/<i>/<file name>``, listed in
+  ``/_view/files.json`` as ``[{"name": "<path>", "url": "…"}]``.
 
-The page is opened at ``/?files=/_view/files.json`` (src/web/site.rs reads that list and adds
-each file with its relative path as its name, as a dropped folder's files are, so formats that
-pair files by folder read as they do from a drop). A file is served only when its index and
-relative path match an entry of the list; a path with ``..``, a symlink out of a given folder
-(resolved when the list is made and checked again when served) or anything else is 404. Requests
+Each file's name is its path as ``prefix-exec score`` names it (the path given, joined with the
+path inside a given folder), so the app reads it as the CLI does: formats that pair files by
+folder, or take a model's name from the folders (a ToolSandbox run), give the same report. The
+page is opened at ``/?files=/_view/files.json`` (src/web/site.rs reads that list and adds each
+file under its name, as a dropped folder's files are added). A file is served only when its
+index and file name match an entry of the list; a path with ``..``, a symlink out of a given
+folder (left out of the list, and each file's resolved path checked again when served) or
+anything else is 404. Requests
 whose ``Host`` is not this server's loopback address are refused (403), so a web page elsewhere
 cannot read the files through DNS rebinding.
 """
@@ -53,21 +56,20 @@ TYPES = {
 
 def collect(paths: Sequence[str]) -> List[Tuple[str, str]]:
     """``(name, real path)`` of every file to serve, in the order ``prefix-exec score`` reads
-    them: a file as given (named by its file name), a folder walked in name order for its
-    ``.json`` and ``.jsonl`` files (named ``<folder>/<path inside it>``)."""
+    them and named as it names them: a file by the path given, a folder walked in name order for
+    its ``.json`` and ``.jsonl`` files, each named ``<folder as given>/<path inside it>``."""
     out: List[Tuple[str, str]] = []
     for given in paths:
         real = os.path.realpath(given)
         if os.path.isdir(real):
-            base = os.path.basename(os.path.normpath(os.path.abspath(given))) or "files"
             before = len(out)
-            _walk(real, real, base, out)
+            _walk(real, real, os.fspath(given), out)
             if len(out) == before:
                 raise SystemExit(
                     f"prefix-exec view: the folder {given} holds no .json or .jsonl file"
                 )
         elif os.path.isfile(real):
-            out.append((os.path.basename(os.path.abspath(given)), real))
+            out.append((os.fspath(given), real))
         else:
             raise SystemExit(f"prefix-exec view: cannot open {given}: no such file or folder")
     return out
@@ -87,17 +89,23 @@ def _walk(root: str, folder: str, name: str, out: List[Tuple[str, str]]) -> None
         if real != root and not real.startswith(root + os.sep):
             continue
         if os.path.isdir(real):
-            _walk(root, real, f"{name}/{entry}", out)
+            _walk(root, real, os.path.join(name, entry), out)
         elif os.path.isfile(real) and entry.lower().endswith((".json", ".jsonl")):
-            out.append((f"{name}/{entry}", real))
+            out.append((os.path.join(name, entry), real))
 
 
 def file_list(files: Sequence[Tuple[str, str]]) -> List[dict]:
-    """The ``/_view/files.json`` document: each file's name and URL."""
+    """The ``/_view/files.json`` document: each file's name and URL. The URL holds the index
+    and the file name only: a name may hold ``..`` or begin with ``/``, which a browser would
+    resolve away in a URL's path."""
     return [
-        {"name": name, "url": f"{PREFIX}files/{i}/{urllib.parse.quote(name)}"}
+        {"name": name, "url": f"{PREFIX}files/{i}/{urllib.parse.quote(_base(name))}"}
         for i, (name, _) in enumerate(files)
     ]
+
+
+def _base(name: str) -> str:
+    return name.rstrip("/").rsplit("/", 1)[-1]
 
 
 class ViewServer(http.server.ThreadingHTTPServer):
@@ -147,11 +155,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._serve_app(path, head)
 
     def _serve_given(self, rest: str, head: bool) -> None:
-        # files/<i>/<name>: the i-th allowed file, only under its own name.
+        # files/<i>/<file name>: the i-th allowed file, only under its own file name.
         parts = rest.split("/", 2)
         if len(parts) == 3 and parts[0] == "files" and parts[1].isdigit():
             i = int(parts[1])
-            if i < len(self.server.files) and self.server.files[i][0] == parts[2]:
+            if i < len(self.server.files) and _base(self.server.files[i][0]) == parts[2]:
                 real = self.server.files[i][1]
                 # Checked again: the file may have been swapped for a symlink since.
                 if os.path.realpath(real) == real and os.path.isfile(real):

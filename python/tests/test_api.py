@@ -138,6 +138,9 @@ def test_to_pandas_equals_the_json():
             same(row[f"pec_{p['k']}"], p["value"])
             same(row[f"pec_{p['k']}_lo"], (p["ci"] or (None, None))[0])
         assert row["rr_eligible"] == c["rr_eligible"]
+        labels = {k[len("label_"):]: v for k, v in row.items()
+                  if k.startswith("label_") and not k.startswith("label_source_") and v}
+        assert labels == {k: v for k, v in c["first_failure_labels"].items() if v}
 
 
 def same(a, b):
@@ -179,7 +182,7 @@ RELEASED_SETS = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:prefix-exec: about the input")
+@pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("rel", RELEASED_SETS)
 def test_released_runs_are_byte_identical(released, rel):
     path = released / rel
@@ -201,7 +204,7 @@ def test_released_runs_without_rollouts_raise_the_cli_s_message(released):
         assert line in stderr
 
 
-@pytest.mark.filterwarnings("ignore:prefix-exec: about the input")
+@pytest.mark.filterwarnings("ignore::UserWarning")
 def test_released_runs_match_the_native_binary(released, native_cli):
     paths = [released / "tau-bench" / "gpt-4o-airline.json", released / "bfcl" / "gpt-oss-20b-vllm"]
     args = [str(p) for p in paths]

@@ -66,10 +66,16 @@ def test_serves_the_app_and_the_given_files(view, runs):
     status, _, body = get(parts, "/_view/files.json")
     listing = json.loads(body)
     names = [f["name"] for f in listing]
+    # Named as `prefix-exec score` names them: the path given, then the path inside a folder.
     assert names == [
-        "synthetic-grid.jsonl",
-        "run/result_summary.json",
-        "run/trajectories/s1/execution_context.json",
+        str(EXAMPLE),
+        f"{runs}/result_summary.json",
+        f"{runs}/trajectories/s1/execution_context.json",
+    ]
+    assert [f["url"] for f in listing] == [
+        "/_view/files/0/synthetic-grid.jsonl",
+        "/_view/files/1/result_summary.json",
+        "/_view/files/2/execution_context.json",
     ]
     status, _, body = get(parts, listing[0]["url"])
     assert status == 200 and body == EXAMPLE.read_bytes()
@@ -78,13 +84,15 @@ def test_serves_the_app_and_the_given_files(view, runs):
 
 
 @pytest.mark.parametrize("path", [
-    "/_view/files/1/run/notes.txt",          # in a given folder, but not a rollout file
-    "/_view/files/1/run/.hidden.json",
-    "/_view/files/1/run/escape.json",        # a symlink out of the folder
-    "/_view/files/0/run/result_summary.json",  # a listed file under another index
+    "/_view/files/1/notes.txt",              # in a given folder, but not a rollout file
+    "/_view/files/1/.hidden.json",
+    "/_view/files/1/escape.json",            # a symlink out of the folder
+    "/_view/files/0/result_summary.json",    # a listed file under another index
+    "/_view/files/1/run/result_summary.json",
     "/_view/files/9/x.json",
     "/_view/files/1/../../secret.json",
-    "/_view/files/1/run/%2e%2e/secret.json",
+    "/_view/files/1/%2e%2e/secret.json",
+    "/_view/files/1/..%2fsecret.json",
     "/../secret.json",
     "/%2e%2e/%2e%2e/etc/passwd",
     "/etc/passwd",
