@@ -844,12 +844,14 @@ fn site(args: SiteArgs) -> Result<u8> {
 
 /// An input of [`score_inputs`] and [`convert_inputs`]: a file or folder (read as the command
 /// line reads it), or a file's bytes held in memory under a name (used in diagnostics).
+#[derive(Debug, Clone)]
 pub enum Input {
     Path(PathBuf),
     Bytes { name: String, bytes: Vec<u8> },
 }
 
 /// What [`score_inputs`] returns: the report and the input's diagnostics.
+#[derive(Debug)]
 pub struct Scored {
     pub report: crate::report::Report,
     /// The lines `score` prints to stderr about the input (line-located), in order.

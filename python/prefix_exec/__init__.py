@@ -152,13 +152,17 @@ class Report:
         "leaderboard"; default as the CLI chooses)."""
         return self._native.text(decimals, layout)
 
-    def to_csv(self) -> str:
-        """The main table as CSV (what the app's CSV export writes)."""
-        return self._native.csv()
+    def to_csv(self, decimals: int = 2, layout: Optional[str] = None) -> str:
+        """The main table as CSV, as the app's CSV export writes it (values and interval ends at
+        full precision, block maxima flagged at ``decimals`` places; layout as :meth:`to_text`)."""
+        return self._native.csv(decimals, layout)
 
-    def to_latex(self, decimals: int = 2, intervals: bool = True) -> str:
-        """The main table as a LaTeX tabular (what the app's LaTeX export writes)."""
-        return self._native.latex(decimals, intervals)
+    def to_latex(
+        self, decimals: int = 2, intervals: bool = True, layout: Optional[str] = None
+    ) -> str:
+        """The main table as a LaTeX ``booktabs`` tabular, as the app's LaTeX export writes it
+        (bold block maxima; intervals in brackets unless ``intervals=False``)."""
+        return self._native.latex(decimals, intervals, layout)
 
     def to_pandas(self) -> "Any":
         """A tidy ``pandas.DataFrame``: one row per condition; for each estimate a value column

@@ -74,26 +74,49 @@ impl NativeReport {
     #[pyo3(signature = (decimals = 2, layout = None))]
     fn text(&self, decimals: usize, layout: Option<&str>) -> PyResult<String> {
         let report = &self.scored.report;
-        let layout = match layout {
-            None => table::Layout::default_for(report),
-            Some(name) => table::Layout::from_name(name).ok_or_else(|| {
-                PrefixExecError::new_err(format!(
-                    "layout must be \"paper\" or \"leaderboard\", got {name:?}"
-                ))
-            })?,
-        };
-        Ok(table::render_text_as(report, decimals.min(6), layout))
+        Ok(table::render_text_as(
+            report,
+            decimals.min(6),
+            layout_of(report, layout)?,
+        ))
     }
 
-    /// The main table as CSV (the app's CSV export).
-    fn csv(&self) -> String {
-        table::render_csv(&self.scored.report)
+    /// The main table as CSV, as the app's CSV export writes it for the table in report order.
+    #[pyo3(signature = (decimals = 2, layout = None))]
+    fn csv(&self, decimals: usize, layout: Option<&str>) -> PyResult<String> {
+        let report = &self.scored.report;
+        Ok(table::render_csv_as(
+            report,
+            layout_of(report, layout)?,
+            None,
+            decimals.min(6),
+        ))
     }
 
-    /// The main table as LaTeX (the app's LaTeX export).
-    #[pyo3(signature = (decimals = 2, intervals = true))]
-    fn latex(&self, decimals: usize, intervals: bool) -> String {
-        table::render_latex(&self.scored.report, decimals.min(6), intervals)
+    /// The main table as LaTeX, as the app's LaTeX export writes it for the table in report
+    /// order.
+    #[pyo3(signature = (decimals = 2, intervals = true, layout = None))]
+    fn latex(&self, decimals: usize, intervals: bool, layout: Option<&str>) -> PyResult<String> {
+        let report = &self.scored.report;
+        Ok(table::render_latex_as(
+            report,
+            decimals.min(6),
+            intervals,
+            layout_of(report, layout)?,
+            None,
+        ))
+    }
+}
+
+/// The table layout named (`paper`, `leaderboard`), or the one `score` chooses for the report.
+fn layout_of(report: &prefix_exec::report::Report, name: Option<&str>) -> PyResult<table::Layout> {
+    match name {
+        None => Ok(table::Layout::default_for(report)),
+        Some(name) => table::Layout::from_name(name).ok_or_else(|| {
+            PrefixExecError::new_err(format!(
+                "layout must be \"paper\" or \"leaderboard\", got {name:?}"
+            ))
+        }),
     }
 }
 

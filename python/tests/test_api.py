@@ -154,8 +154,15 @@ def test_tables_are_the_cli_s(tmp_path):
     report = prefix_exec.score(EXAMPLE, bootstrap=200)
     r = wheel_cli("score", str(EXAMPLE), "--bootstrap", "200", "--quiet", "--json", str(tmp_path / "r.json"))
     assert report.to_text().encode() == r.stdout
-    assert report.to_csv().count("\n") > len(report.conditions)
+    csv = report.to_csv()
+    assert csv.startswith("block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max")
+    assert csv.count("\n") == len(report.conditions) + 1
+    assert report.to_csv(layout="leaderboard") != csv
     assert "\\begin{tabular}" in report.to_latex()
+    assert report.to_latex(intervals=False) != report.to_latex()
+    assert report.to_text(layout="leaderboard") != report.to_text()
+    with pytest.raises(prefix_exec.PrefixExecError, match="layout"):
+        report.to_text(layout="wide")
     assert "Dual-Loop" in repr(report) or "conditions" in repr(report)
 
 
