@@ -60,3 +60,31 @@ test('prefix-exec view: the page preloads the given files and its table = the wh
   compareTableToReport(await readMainTable(page), report);
   assert.deepEqual(errors, []);
 });
+
+// A released ToolSandbox run folder of ../shared (2,065 files, 54 MB): every file is fetched
+// through the viewer's list and the table still equals the CLI's. Skipped without ../shared.
+const RELEASED = path.join(ROOT, '..', 'shared', 'data', 'released-runs', 'toolsandbox', 'agent_openai');
+
+test('prefix-exec view of a released run folder of 2,065 files: table = the wheel\'s score', {
+  timeout: 300_000,
+  skip: !fs.existsSync(CLI)
+    ? `${CLI} is not installed (scripts/python.sh)`
+    : !fs.existsSync(RELEASED) && `shared data not found at ${RELEASED}`,
+}, async (t) => {
+  const view = await startView([RELEASED]);
+  t.after(() => view.stop());
+  const browser = await launch();
+  t.after(() => browser.close());
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  const start = Date.now();
+  await page.goto(view.url);
+  await waitMounted(page);
+  const text = await waitReady(page, 240_000);
+  await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor();
+  t.diagnostic(`ready after ${Date.now() - start} ms (${text})`);
+  const report = JSON.parse(
+    execFileSync(CLI, ['score', RELEASED, '--json', '-', '--quiet'], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] })
+      .toString('utf8'),
+  );
+  compareTableToReport(await readMainTable(page), report);
+});

@@ -132,6 +132,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     server: ViewServer
     server_version = "prefix-exec-view"
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle's algorithm the body then waits for
+    # the client's delayed ACK (about 40 ms a file: 100 s for a run folder of 2,000 files).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
         # Quiet: the page makes one request per file. Errors still reach send_error's reply.
