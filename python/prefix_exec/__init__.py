@@ -47,9 +47,7 @@ def _inputs(paths: Inputs) -> List[Union[str, Tuple[str, bytes]]]:
         elif isinstance(p, (str, os.PathLike)):
             out.append(os.fspath(p))
         else:
-            raise TypeError(
-                f"expected a path, bytes or str, got {type(p).__name__}: {p!r}"[:200]
-            )
+            raise TypeError(f"expected a path, bytes or str, got {type(p).__name__}: {p!r}"[:200])
     if not out:
         raise PrefixExecError("no input: give at least one file, folder or JSONL text")
     return out
@@ -168,7 +166,8 @@ class Report:
         """A tidy ``pandas.DataFrame``: one row per condition; for each estimate a value column
         and ``_lo`` / ``_hi`` interval columns (``ter``, ``ter_lo``, ``ter_hi``, …), PEC by depth
         (``pec_1``, ``pec_1_lo``, …), counts, costs (``cost_<name>``), and first-failure label
-        counts (``label_<name>``; ``label_source_<source>`` where the labels came from). Needs pandas (``pip install pandas``)."""
+        counts (``label_<name>``; ``label_source_<source>`` where the labels came from).
+        Needs pandas (``pip install pandas``)."""
         try:
             import pandas as pd
         except ImportError as e:  # pragma: no cover - depends on the environment

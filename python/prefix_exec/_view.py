@@ -210,9 +210,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
-def serve(
-    paths: Sequence[str], app: str, port: int = 0
-) -> ViewServer:  # pragma: no cover - thin
+def serve(paths: Sequence[str], app: str, port: int = 0) -> ViewServer:  # pragma: no cover - thin
     """A started :class:`ViewServer` (in a daemon thread) for ``paths``; ``.url`` opens it."""
     server = ViewServer(app, collect(paths), port)
     threading.Thread(target=server.serve_forever, daemon=True).start()

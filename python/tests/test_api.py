@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import threading
 import time
-import warnings
-from pathlib import Path
 
 import pytest
 
@@ -69,7 +66,9 @@ def test_default_bootstrap_and_threads_do_not_change_the_report():
 def test_options_are_the_cli_flags():
     pair = ("Dual-Loop", "ReAct")
     report = prefix_exec.score(EXAMPLE, bootstrap=200, pair=pair, level=0.9)
-    expected = cli_json(str(EXAMPLE), "--bootstrap", "200", "--pair", "Dual-Loop,ReAct", "--level", "0.9")
+    expected = cli_json(
+        str(EXAMPLE), "--bootstrap", "200", "--pair", "Dual-Loop,ReAct", "--level", "0.9"
+    )
     assert report.to_json().encode() == expected
     with pytest.raises(prefix_exec.PrefixExecError, match="--no-such-flag"):
         prefix_exec.score(EXAMPLE, no_such_flag=3)
@@ -128,7 +127,11 @@ def test_to_pandas_equals_the_json():
     assert len(df) == len(report.conditions)
     for (_, row), c in zip(df.iterrows(), report.conditions):
         assert (row["dataset"], row["model"], row["method"], row["n"]) == (
-            c["dataset"], c["model"], c["method"], c["n"])
+            c["dataset"],
+            c["model"],
+            c["method"],
+            c["n"],
+        )
         for m in ("ter", "mean_fed", "auc_pec", "final_success", "rr"):
             same(row[m], c[m]["value"])
             lo, hi = c[m]["ci"] or (None, None)
@@ -138,8 +141,11 @@ def test_to_pandas_equals_the_json():
             same(row[f"pec_{p['k']}"], p["value"])
             same(row[f"pec_{p['k']}_lo"], (p["ci"] or (None, None))[0])
         assert row["rr_eligible"] == c["rr_eligible"]
-        labels = {k[len("label_"):]: v for k, v in row.items()
-                  if k.startswith("label_") and not k.startswith("label_source_") and v}
+        labels = {
+            k[len("label_") :]: v
+            for k, v in row.items()
+            if k.startswith("label_") and not k.startswith("label_source_") and v
+        }
         assert labels == {k: v for k, v in c["first_failure_labels"].items() if v}
 
 
@@ -152,7 +158,9 @@ def same(a, b):
 
 def test_tables_are_the_cli_s(tmp_path):
     report = prefix_exec.score(EXAMPLE, bootstrap=200)
-    r = wheel_cli("score", str(EXAMPLE), "--bootstrap", "200", "--quiet", "--json", str(tmp_path / "r.json"))
+    r = wheel_cli(
+        "score", str(EXAMPLE), "--bootstrap", "200", "--quiet", "--json", str(tmp_path / "r.json")
+    )
     assert report.to_text().encode() == r.stdout
     csv = report.to_csv()
     assert csv.startswith("block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max")
@@ -172,11 +180,16 @@ def test_convert_is_the_cli_s(released):
     assert r.returncode == 0
     assert prefix_exec.convert_jsonl(tau).encode() == r.stdout
     rollouts = prefix_exec.convert(tau)
-    assert len(rollouts) == sum(1 for line in r.stdout.splitlines() if not line.startswith(b'{"tools"'))
+    assert len(rollouts) == sum(
+        1 for line in r.stdout.splitlines() if not line.startswith(b'{"tools"')
+    )
     assert {"dataset", "task_id", "model", "method", "success", "steps"} <= set(rollouts[0])
     # Canonical rollouts score like the released file.
     text = "\n".join(json.dumps(x) for x in rollouts)
-    assert prefix_exec.score(text, bootstrap=0).conditions == prefix_exec.score(tau, bootstrap=0).conditions
+    assert (
+        prefix_exec.score(text, bootstrap=0).conditions
+        == prefix_exec.score(tau, bootstrap=0).conditions
+    )
 
 
 RELEASED_SETS = [
@@ -245,7 +258,21 @@ def test_python_dash_m(tmp_path):
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-m", "prefix_exec", "score", str(EXAMPLE), "--bootstrap", "100",
-                        "--json", "-", "--quiet"], capture_output=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "prefix_exec",
+            "score",
+            str(EXAMPLE),
+            "--bootstrap",
+            "100",
+            "--json",
+            "-",
+            "--quiet",
+        ],
+        capture_output=True,
+        timeout=600,
+    )
     assert r.returncode == 0
     assert r.stdout == cli_json(str(EXAMPLE), "--bootstrap", "100")

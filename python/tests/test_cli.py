@@ -21,7 +21,17 @@ def test_same_output_and_exit_codes_as_the_native_binary(native_cli, tmp_path):
     bad.write_text("nope\n")
     cases = [
         ["score", str(EXAMPLE), "--bootstrap", "200", "--quiet"],
-        ["score", str(EXAMPLE), "--bootstrap", "200", "--json", "-", "--quiet", "--layout", "paper"],
+        [
+            "score",
+            str(EXAMPLE),
+            "--bootstrap",
+            "200",
+            "--json",
+            "-",
+            "--quiet",
+            "--layout",
+            "paper",
+        ],
         ["convert", str(EXAMPLE), "-o", "-", "--quiet"],
         ["score", str(bad)],
         ["score", "--bootstrap", "x", str(EXAMPLE)],
@@ -32,7 +42,10 @@ def test_same_output_and_exit_codes_as_the_native_binary(native_cli, tmp_path):
     for args in cases:
         ours, native = wheel_cli(*args), run([native_cli, *args])
         assert (ours.returncode, ours.stdout, ours.stderr) == (
-            native.returncode, native.stdout, native.stderr), args
+            native.returncode,
+            native.stdout,
+            native.stderr,
+        ), args
 
 
 def test_exit_codes():
@@ -43,8 +56,9 @@ def test_exit_codes():
 def test_site_from_the_installed_wheel(tmp_path):
     # Run from an empty folder: no source tree to find an app in; the wheel's own app is used.
     out = tmp_path / "site"
-    r = wheel_cli("site", str(EXAMPLE), "-o", str(out), "--bootstrap", "100", "--title", "T",
-                  cwd=tmp_path)
+    r = wheel_cli(
+        "site", str(EXAMPLE), "-o", str(out), "--bootstrap", "100", "--title", "T", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr.decode()
     assert (out / "index.html").is_file() and (out / "worker-loader.js").is_file()
     assert b"prefix-exec-site" in (out / "index.html").read_bytes()

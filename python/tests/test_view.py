@@ -33,7 +33,9 @@ def runs(tmp_path: Path) -> Path:
 def view(runs: Path):
     proc = subprocess.Popen(
         [PREFIX_EXEC, "view", "--no-browser", str(EXAMPLE), str(runs)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         line = proc.stdout.readline()
@@ -83,20 +85,23 @@ def test_serves_the_app_and_the_given_files(view, runs):
     assert status == 200 and body == (runs / "trajectories/s1/execution_context.json").read_bytes()
 
 
-@pytest.mark.parametrize("path", [
-    "/_view/files/1/notes.txt",              # in a given folder, but not a rollout file
-    "/_view/files/1/.hidden.json",
-    "/_view/files/1/escape.json",            # a symlink out of the folder
-    "/_view/files/0/result_summary.json",    # a listed file under another index
-    "/_view/files/1/run/result_summary.json",
-    "/_view/files/9/x.json",
-    "/_view/files/1/../../secret.json",
-    "/_view/files/1/%2e%2e/secret.json",
-    "/_view/files/1/..%2fsecret.json",
-    "/../secret.json",
-    "/%2e%2e/%2e%2e/etc/passwd",
-    "/etc/passwd",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/_view/files/1/notes.txt",  # in a given folder, but not a rollout file
+        "/_view/files/1/.hidden.json",
+        "/_view/files/1/escape.json",  # a symlink out of the folder
+        "/_view/files/0/result_summary.json",  # a listed file under another index
+        "/_view/files/1/run/result_summary.json",
+        "/_view/files/9/x.json",
+        "/_view/files/1/../../secret.json",
+        "/_view/files/1/%2e%2e/secret.json",
+        "/_view/files/1/..%2fsecret.json",
+        "/../secret.json",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/etc/passwd",
+    ],
+)
 def test_refuses_everything_else(view, path):
     parts, _ = view
     status, _, body = get(parts, path)
@@ -113,6 +118,10 @@ def test_refuses_other_hosts(view):
 
 
 def test_missing_input_fails_clearly(tmp_path):
-    r = subprocess.run([PREFIX_EXEC, "view", "--no-browser", str(tmp_path / "nope")],
-                       capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        [PREFIX_EXEC, "view", "--no-browser", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert r.returncode != 0 and "cannot open" in r.stderr
