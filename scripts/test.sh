@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints (native and wasm32), the Rust test suites, the release
-# browser build, and the end-to-end tests in headless Chromium. Installs what is missing first.
+# browser build, the Python wheel (built, installed into a fresh venv, tested without Rust), and
+# the end-to-end tests in headless Chromium. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -13,6 +14,8 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy (native, all targets)"
 cargo clippy --all-targets --locked -- -D warnings
+step "cargo clippy (the Python extension module, python/; needs a Python interpreter)"
+cargo clippy -p prefix-exec-python --all-targets --locked -- -D warnings
 step "cargo clippy (wasm32: app, worker, library)"
 cargo clippy --lib --bins --target wasm32-unknown-unknown --locked -- -D warnings
 step "cargo test"
@@ -21,5 +24,7 @@ step "trunk build --release"
 trunk build --release --locked
 step "app size (bench/size.sh)"
 bash bench/size.sh --check
+step "Python wheel: build, install into a fresh venv, pytest without Rust (scripts/python.sh)"
+bash scripts/python.sh
 step "end-to-end tests (headless Chromium)"
 node --test --test-concurrency=1 e2e/

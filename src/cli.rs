@@ -260,8 +260,13 @@ impl ImportArgs {
 /// `.jsonl` files (in name order, so a run folder — a ToolSandbox run, a tau2 directory
 /// form, BFCL's result/ and score/ — reads the same every time). Other files in folders
 /// (`pretty_print.txt`, logs) are skipped, and their number said.
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut u64) -> Result<()> {
+fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
+    expand_inputs(paths.iter().cloned().map(Input::Path).collect())
+}
+
+/// [`expand`] over [`Input`]s: folders are expanded, files and bytes in memory kept in place.
+fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
+    fn walk(dir: &Path, out: &mut Vec<Input>, skipped: &mut u64) -> Result<()> {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .with_context(|| format!("cannot read the folder {}", dir.display()))?
             .map(|e| e.map(|e| e.path()))
@@ -281,7 +286,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .extension()
                 .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl"))
             {
-                out.push(p);
+                out.push(Input::Path(p));
             } else {
                 *skipped += 1;
             }
@@ -290,15 +295,16 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     }
     let mut out = Vec::new();
     let mut skipped = 0;
-    for p in paths {
-        if p.is_dir() {
-            let before = out.len();
-            walk(p, &mut out, &mut skipped)?;
-            if out.len() == before {
-                bail!("the folder {} holds no .json or .jsonl file", p.display());
+    for input in inputs {
+        match input {
+            Input::Path(p) if p.is_dir() => {
+                let before = out.len();
+                walk(&p, &mut out, &mut skipped)?;
+                if out.len() == before {
+                    bail!("the folder {} holds no .json or .jsonl file", p.display());
+                }
             }
-        } else {
-            out.push(p.clone());
+            other => out.push(other),
         }
     }
     if skipped > 0 {
@@ -462,8 +468,10 @@ impl Progress {
     }
 }
 
-fn score(args: ScoreArgs) -> Result<u8> {
-    let mut settings = args.report.settings(args.pairs)?;
+/// `score`'s checked settings (`--pair`s and `--compare`s included); sizes the thread pool as
+/// `--threads` asks.
+fn score_settings(args: &ScoreArgs) -> Result<Settings> {
+    let mut settings = args.report.settings(args.pairs.clone())?;
     // clap hands each `--compare` over as exactly four values, in order.
     settings.compare = args
         .compare
@@ -476,25 +484,30 @@ fn score(args: ScoreArgs) -> Result<u8> {
         })
         .collect();
     settings.validate().map_err(anyhow::Error::msg)?;
+    Ok(settings)
+}
+
+/// Reads `inputs` (already expanded) into a corpus, as `score` reads its files.
+fn read_corpus(
+    inputs: &[Input],
+    options: &ImportOptions,
+    progress: &mut Progress,
+) -> Result<(crate::rollout::Corpus, crate::formats::ImportSummary)> {
+    let mut ingest = Ingest::new();
+    for input in inputs {
+        read_input(&mut ingest, input, options, progress, &mut |_| Ok(()))?;
+    }
+    let result = ingest.finish_with_summary();
+    progress.done();
+    Ok(result)
+}
+
+fn score(args: ScoreArgs) -> Result<u8> {
+    let settings = score_settings(&args)?;
     let mut progress = Progress::new(args.quiet);
     let options = args.import.options()?;
-    let mut ingest = Ingest::new();
-    for path in &expand(&args.files)? {
-        read_file(&mut ingest, path, &options, &mut progress, &mut |_| Ok(()))?;
-    }
-    let (corpus, summary) = ingest.finish_with_summary();
-    progress.done();
-
-    let shown = corpus.diagnostics.len() as u64;
-    for d in &corpus.diagnostics {
-        eprintln!("{d}");
-    }
-    if corpus.diagnostics_total > shown {
-        eprintln!(
-            "… and {} more problems (the first {shown} are listed)",
-            corpus.diagnostics_total - shown
-        );
-    }
+    let (corpus, summary) = read_corpus(&expand(&args.files)?, &options, &mut progress)?;
+    print_diagnostics(&corpus);
     if corpus.rollouts.is_empty() {
         eprintln!("prefix-exec: no valid rollout was read; nothing to score");
         return Ok(1);
@@ -539,6 +552,34 @@ fn score(args: ScoreArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Reads one input into `ingest`: a file by [`read_file`], bytes in memory as a file of that
+/// name is read.
+fn read_input(
+    ingest: &mut Ingest,
+    input: &Input,
+    options: &ImportOptions,
+    progress: &mut Progress,
+    after_chunk: &mut dyn FnMut(&mut Ingest) -> Result<()>,
+) -> Result<()> {
+    let (name, bytes) = match input {
+        Input::Path(path) => return read_file(ingest, path, options, progress, after_chunk),
+        Input::Bytes { name, bytes } => (name, bytes.as_slice()),
+    };
+    let id = ingest.begin_file_with(name, options.clone());
+    if bytes.starts_with(crate::ingest::ZIP_MAGIC) {
+        let mut access = bytes;
+        ingest.read_archive(id, &mut access);
+        return after_chunk(ingest);
+    }
+    // In the chunks a file is read in, so converted lines are written as they come.
+    for chunk in bytes.chunks(1 << 20) {
+        ingest.push(id, chunk);
+        after_chunk(ingest)?;
+    }
+    ingest.end_file(id);
+    after_chunk(ingest)
 }
 
 /// Reads one file into `ingest` in 1 MiB chunks, showing progress; `after_chunk` runs after
@@ -595,7 +636,7 @@ fn read_file(
 /// line to `out` as it enters the corpus, so scoring the output reads the same rollouts in
 /// the same order. Returns the corpus, the import summary and the rollouts written.
 fn convert_into(
-    files: &[PathBuf],
+    files: &[Input],
     options: &ImportOptions,
     progress: &mut Progress,
     out: &mut dyn Write,
@@ -610,8 +651,8 @@ fn convert_into(
         }
         Ok(())
     };
-    for path in files {
-        read_file(&mut ingest, path, options, progress, &mut |ingest| {
+    for input in files {
+        read_input(&mut ingest, input, options, progress, &mut |ingest| {
             write_lines(ingest, out)
         })?;
     }
@@ -625,16 +666,22 @@ fn convert_into(
 
 /// Prints a corpus's diagnostics to stderr (the first ones, then a count).
 fn print_diagnostics(corpus: &crate::rollout::Corpus) {
-    for d in &corpus.diagnostics {
-        eprintln!("{d}");
+    for line in diagnostic_lines(corpus) {
+        eprintln!("{line}");
     }
+}
+
+/// The lines [`print_diagnostics`] prints: the first diagnostics, then how many more there are.
+fn diagnostic_lines(corpus: &crate::rollout::Corpus) -> Vec<String> {
+    let mut lines: Vec<String> = corpus.diagnostics.iter().map(|d| d.to_string()).collect();
     let shown = corpus.diagnostics.len() as u64;
     if corpus.diagnostics_total > shown {
-        eprintln!(
+        lines.push(format!(
             "… and {} more problems (the first {shown} are listed)",
             corpus.diagnostics_total - shown
-        );
+        ));
     }
+    lines
 }
 
 /// `convert`: see [`convert_into`].
@@ -807,4 +854,99 @@ fn site(args: SiteArgs) -> Result<u8> {
         json.len() as f64 / 1e6
     );
     Ok(0)
+}
+
+/// An input of [`score_inputs`] and [`convert_inputs`]: a file or folder (read as the command
+/// line reads it), or a file's bytes held in memory under a name (used in diagnostics).
+#[derive(Debug, Clone)]
+pub enum Input {
+    Path(PathBuf),
+    Bytes { name: String, bytes: Vec<u8> },
+}
+
+/// What [`score_inputs`] returns: the report and the input's diagnostics.
+#[derive(Debug)]
+pub struct Scored {
+    pub report: crate::report::Report,
+    /// The lines `score` prints to stderr about the input (line-located), in order.
+    pub diagnostics: Vec<String>,
+}
+
+/// Parses `flags` as the flags of the subcommand `sub` (its positional arguments given as
+/// `positional`), with the command line's own parser, so options and their errors are the
+/// command line's.
+fn parse_flags(sub: &str, positional: &[&str], flags: &[OsString]) -> Result<Command> {
+    let head = ["prefix-exec", sub];
+    let argv = head
+        .iter()
+        .chain(positional)
+        .map(OsString::from)
+        .chain(flags.iter().cloned());
+    match Cli::try_parse_from(argv) {
+        Ok(cli) => Ok(cli.command),
+        Err(e) => {
+            // clap's message without its usage and "--help" lines, which name the command
+            // line, not the caller's API.
+            let text = e.render().to_string();
+            let first = text.split("\n\n").next().unwrap_or(&text).trim();
+            bail!("{}", first.strip_prefix("error: ").unwrap_or(first))
+        }
+    }
+}
+
+/// `score` for library callers (the Python API): `inputs` with `score`'s `flags` (e.g.
+/// `--bootstrap 2000 --seed 7 --pair A,B`), giving the report `score --json` writes for the same
+/// input and settings, without printing anything. `--threads` is ignored: the caller runs this
+/// inside the rayon pool it wants. Fails, with the command line's message, where `score` exits
+/// with a non-zero code (no valid rollout: the diagnostics, then that).
+pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
+    let Command::Score(mut args) = parse_flags("score", &["-"], flags)? else {
+        unreachable!("parsed as score")
+    };
+    args.report.threads = None;
+    let settings = score_settings(&args)?;
+    let options = args.import.options()?;
+    let (corpus, summary) =
+        read_corpus(&expand_inputs(inputs)?, &options, &mut Progress::new(true))?;
+    let diagnostics = diagnostic_lines(&corpus);
+    if corpus.rollouts.is_empty() {
+        let mut message = diagnostics.join("\n");
+        if !message.is_empty() {
+            message.push('\n');
+        }
+        bail!("{message}no valid rollout was read; nothing to score");
+    }
+    let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
+    Ok(Scored {
+        report,
+        diagnostics,
+    })
+}
+
+/// `convert -o -` for library callers: the canonical JSONL `convert` writes for `inputs` with
+/// `convert`'s `flags` (the same bytes), and the input's diagnostics. Fails where `convert`
+/// exits with a non-zero code.
+pub fn convert_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<(String, Vec<String>)> {
+    let Command::Convert(args) = parse_flags("convert", &["-", "--output", "-"], flags)? else {
+        unreachable!("parsed as convert")
+    };
+    let options = args.import.options()?;
+    let mut out = Vec::new();
+    let (corpus, _, _) = convert_into(
+        &expand_inputs(inputs)?,
+        &options,
+        &mut Progress::new(true),
+        &mut out,
+    )?;
+    let diagnostics = diagnostic_lines(&corpus);
+    if corpus.rollouts.is_empty() {
+        let mut message = diagnostics.join("\n");
+        if !message.is_empty() {
+            message.push('\n');
+        }
+        bail!("{message}no valid rollout was read");
+    }
+    // Canonical lines are rendered by serde_json: always UTF-8.
+    let text = String::from_utf8(out).context("the converted lines are not UTF-8")?;
+    Ok((text, diagnostics))
 }

@@ -1,5 +1,6 @@
-//! Opening the app with data: a published report site (`report.json` beside the app) or
-//! `?data=URL` links.
+//! Opening the app with data: a published report site (`report.json` beside the app),
+//! `?data=URL` links, or a `?files=URL` list (how `prefix-exec view`, the Python package's local
+//! viewer, preloads files and folders).
 //!
 //! A site's numbers are always recomputed from its data files in the worker. The precomputed
 //! report in the manifest is shown first, marked as such, and compared with the recomputation;
@@ -251,6 +252,56 @@ async fn open_data_links(session: Session) {
     }
     if !files.is_empty() {
         session.add_files(files);
+    }
+    for url in params
+        .get_all("files")
+        .iter()
+        .filter_map(|v| v.as_string())
+        .filter(|v| !v.is_empty())
+    {
+        open_file_list(session, &url).await;
+    }
+}
+
+/// One entry of a `?files=URL` list: a file's path relative to what was opened (`run/
+/// trajectories/<scenario>/execution_context.json` for a file of the folder `run`) and the URL of
+/// its bytes.
+#[derive(serde::Deserialize)]
+struct FileLink {
+    name: String,
+    url: String,
+}
+
+/// `?files=URL`: `URL` serves a JSON list `[{"name": "relative/path", "url": "…"}, …]`; every
+/// entry is fetched and added as a file of a dropped folder is, with its relative path as its
+/// name, so formats that pair files by folder (a ToolSandbox run, BFCL result + score) read as
+/// from a drop. `?data=` cannot do this: it names a file by the URL's last component only, and
+/// takes one URL per file. Same-origin (or CORS-enabled) URLs only, like `?data=`: the page's CSP
+/// refuses the rest.
+async fn open_file_list(session: Session, url: &str) {
+    let list = fetch_bytes(url).await.and_then(|b| {
+        let text = std::str::from_utf8(&b).map_err(|e| e.to_string())?;
+        serde_json::from_str::<Vec<FileLink>>(text)
+            .map_err(|e| format!("{url} is not a list of {{name, url}} entries: {e}"))
+    });
+    let list = match list {
+        Ok(l) => l,
+        Err(e) => return session.notice.set(Some(e)),
+    };
+    let mut files = Vec::with_capacity(list.len());
+    for link in list {
+        // The file's own name is the path's last component, as for a file of a dropped folder.
+        let base = link.name.rsplit('/').next().unwrap_or(&link.name);
+        match fetch_bytes(&link.url)
+            .await
+            .and_then(|b| file_from_bytes(&b, base))
+        {
+            Ok(f) => files.push((f, link.name)),
+            Err(e) => session.notice.set(Some(e)),
+        }
+    }
+    if !files.is_empty() {
+        session.add_files_with_paths(files);
     }
 }
 
