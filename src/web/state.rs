@@ -26,7 +26,11 @@ pub struct FileEntry {
     /// The path relative to a dropped or picked folder (`run/score/<model>/….json`), or the
     /// name: the name the worker gets, so formats can pair files by folder.
     pub path: String,
-    pub size: f64,
+    /// The size, when known on the page: a file's size is asked of the browser only for picks
+    /// of up to [`SIZES_ASKED_UP_TO`] files (for a file on disk each is a round trip to the
+    /// browser's process, 0.14 ms: 4.4 s of frozen page for a 31,000-file folder); the others
+    /// show the size the worker read ([`crate::report::InputOut::bytes`]).
+    pub size: Option<f64>,
     /// Name overrides and termination-reason exclusions for this file.
     pub options: crate::formats::ImportOptions,
 }
@@ -85,6 +89,9 @@ pub struct Session {
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
+
+/// The most files of one pick whose sizes the page asks the browser for (see [`FileEntry::size`]).
+pub const SIZES_ASKED_UP_TO: usize = 1_000;
 
 /// File ids to look up many times (a run's thousands of files): sorted, searched by halves (a
 /// hash set would add its code to the page's wasm for this one use).
@@ -237,21 +244,41 @@ impl Session {
 
     /// [`Session::add_files`] with each file's path relative to its dropped folder.
     pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
-        // What is loaded, by path, size and modification time: one look-up per new file, and one
+        // A file is loaded already when one with its path, size and modification time is. Paths
+        // are compared first, by hash: the size and modification time are asked of the browser
+        // (a round trip to its process for a file on disk) only where a path repeats. And one
         // update of the file list for the whole pick (a folder can hold tens of thousands).
-        let key =
-            |f: &File, path: &str| format!("{path}\u{1f}{}\u{1f}{}", f.size(), f.last_modified());
-        let loaded: Vec<String> = self.files.with_untracked(|es| {
+        let loaded: Vec<(String, File)> = self.files.with_untracked(|es| {
             self.handles.with_value(|h| {
                 es.iter()
                     .zip(h.iter())
-                    .map(|(e, (_, f))| key(f, &e.path))
+                    .map(|(e, (_, f))| (e.path.clone(), f.clone()))
                     .collect()
             })
         });
-        let keys: Vec<String> = files.iter().map(|(f, p)| key(f, p)).collect();
-        let mut known: std::collections::HashSet<&str> =
-            loaded.iter().map(String::as_str).collect();
+        let same =
+            |a: &File, b: &File| a.size() == b.size() && a.last_modified() == b.last_modified();
+        let mut keep = vec![true; files.len()];
+        {
+            let mut seen: std::collections::HashSet<&str> =
+                loaded.iter().map(|(p, _)| p.as_str()).collect();
+            for (i, (file, path)) in files.iter().enumerate() {
+                if seen.insert(path.as_str()) {
+                    continue;
+                }
+                let earlier_in_pick = files[..i]
+                    .iter()
+                    .zip(&keep)
+                    .filter(|(_, k)| **k)
+                    .map(|((f, p), _)| (p.as_str(), f));
+                let earlier = loaded
+                    .iter()
+                    .map(|(p, f)| (p.as_str(), f))
+                    .chain(earlier_in_pick)
+                    .any(|(p, f)| p == path && same(f, file));
+                keep[i] = !earlier;
+            }
+        }
         let mut duplicates = Vec::new();
         let mut entries = Vec::new();
         let mut handles = Vec::new();
@@ -261,8 +288,9 @@ impl Session {
             crashed: self.crashed.get_untracked(),
             ..Default::default()
         };
-        for ((file, path), k) in files.into_iter().zip(&keys) {
-            if !known.insert(k.as_str()) {
+        let count = files.len();
+        for ((file, path), keep) in files.into_iter().zip(keep) {
+            if !keep {
                 duplicates.push(file.name());
                 continue;
             }
@@ -272,7 +300,7 @@ impl Session {
                 id,
                 name: file.name(),
                 path,
-                size: file.size(),
+                size: (count <= SIZES_ASKED_UP_TO).then(|| file.size()),
                 options: options.clone(),
             });
             handles.push((id, file));
@@ -404,20 +432,17 @@ impl Session {
         results.steps.set(None);
         results.pair_tasks.set(None);
         results.pair_steps.set(Vec::new());
+        // A file from a dropped or picked folder keeps its relative path: some formats pair
+        // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
+        // added and removed together, so their orders agree (no search per file: a folder
+        // holds tens of thousands).
         let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
-            h.iter()
-                .map(|(id, f)| {
-                    // A file from a dropped or picked folder keeps its relative path: some
-                    // formats pair files by folder (BFCL result + score, tau2 directory runs).
-                    let path = self
-                        .files
-                        .with_untracked(|es| {
-                            es.iter().find(|e| e.id == *id).map(|e| e.path.clone())
-                        })
-                        .unwrap_or_else(|| f.name());
-                    (path, f.clone())
-                })
-                .unzip()
+            self.files.with_untracked(|es| {
+                h.iter()
+                    .zip(es.iter())
+                    .map(|((_, f), e)| (e.path.clone(), f.clone()))
+                    .unzip()
+            })
         });
         if files.is_empty() {
             results.status.set(Status::Empty);
@@ -470,7 +495,10 @@ impl Session {
         results.status.set(Status::Computing {
             phase: "parse".to_string(),
             done: 0,
-            total: files.iter().map(|f| f.size() as u64).sum(),
+            // The worker says the total once it has the sizes (a big pick's are not asked here).
+            total: self
+                .files
+                .with_untracked(|f| f.iter().map(|e| e.size.unwrap_or(0.0) as u64).sum()),
             files: [0, files.len() as u64],
         });
         let options = self.files.with_untracked(|f| {

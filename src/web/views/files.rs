@@ -287,18 +287,17 @@ fn FileList() -> impl IntoView {
     }
 }
 
-/// Rollouts read from the files at these input positions, once a report is in.
-fn rollouts_of(session: Session, ids: &[u32]) -> Option<u64> {
+/// Rollouts and bytes read from these files, once a report is in.
+fn inputs_of(session: Session, ids: &[u32]) -> Option<(u64, u64)> {
     let report = session.results().report.get()?;
     session.files.with(|fs| {
-        let positions = IdSet::new(ids);
+        let wanted = IdSet::new(ids);
         Some(
             fs.iter()
                 .enumerate()
-                .filter(|(_, e)| positions.contains(&e.id))
+                .filter(|(_, e)| wanted.contains(&e.id))
                 .filter_map(|(i, _)| report.inputs.get(i))
-                .map(|r| r.rollouts)
-                .sum(),
+                .fold((0, 0), |(n, b), r| (n + r.rollouts, b + r.bytes)),
         )
     })
 }
@@ -310,7 +309,8 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
     let open = RwSignal::new(false);
     let ids = StoredValue::new(ids);
     let count = ids.with_value(Vec::len);
-    let size: f64 = ids.with_value(|ids| {
+    // The files' sizes when the page knows them all, else the bytes the worker read.
+    let known: Option<f64> = ids.with_value(|ids| {
         session.files.with_untracked(|fs| {
             let set = IdSet::new(ids);
             fs.iter()
@@ -320,10 +320,16 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
         })
     });
     let unit = group.unit();
-    let rollouts = move || {
-        ids.with_value(|ids| rollouts_of(session, ids))
-            .map(|n| format!(" · {} {unit}", fmt_count(n)))
-            .unwrap_or_default()
+    let summary = move || {
+        let read = ids.with_value(|ids| inputs_of(session, ids));
+        let rollouts = read
+            .map(|(n, _)| format!(" · {} {unit}", fmt_count(n)))
+            .unwrap_or_default();
+        let size = known
+            .or(read.map(|(_, b)| b as f64))
+            .map(|b| format!(" · {}", fmt_size(b)))
+            .unwrap_or_default();
+        format!("{rollouts} · {} files{size}", fmt_count(count as u64))
     };
     let label = group.label();
     let folder = group.folder.clone();
@@ -341,10 +347,7 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
                 </button>
                 <span class="file-name" title=group.folder.clone()>
                     <strong>{label}</strong>
-                    <span class="muted" data-testid="file-group-summary">
-                        {rollouts}
-                        {format!(" · {} files · {}", fmt_count(count as u64), fmt_size(size))}
-                    </span>
+                    <span class="muted" data-testid="file-group-summary">{summary}</span>
                     <span class="file-folder muted">{format!(" {}/", group.folder)}</span>
                 </span>
                 <button
@@ -426,11 +429,24 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
         let report = session.results().report.get()?;
         report.inputs.get(index)?.repeats.clone()
     };
+    let known = f.size;
+    let size = move || {
+        known
+            .or_else(|| {
+                let index = session
+                    .files
+                    .with(|fs| fs.iter().position(|e| e.id == id))?;
+                let report = session.results().report.get()?;
+                Some(report.inputs.get(index)?.bytes as f64)
+            })
+            .map(fmt_size)
+            .unwrap_or_default()
+    };
     view! {
         <li data-testid="file-item">
             <div class="file-row">
                 <span class="file-name" title=f.path.clone()>{shown_folder}{f.name.clone()}</span>
-                <span class="file-size">{fmt_size(f.size)}</span>
+                <span class="file-size">{size}</span>
                 <button
                     class="icon"
                     data-testid="file-remove"

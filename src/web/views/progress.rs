@@ -18,10 +18,18 @@ pub fn ProgressBar() -> impl IntoView {
     };
     let fraction = move || match results.status.get() {
         Status::Computing {
-            phase, done, total, ..
-        } if total > 0 => {
-            // Parsing is the first half of the bar, the bootstrap the second.
-            let f = done as f64 / total as f64;
+            phase,
+            done,
+            total,
+            files: [read, all],
+        } if total > 0 || all > 0 => {
+            // Parsing is the first half of the bar, the bootstrap the second; files are read
+            // counted in bytes, or in files where the total size is not asked.
+            let f = if total > 0 {
+                done as f64 / total as f64
+            } else {
+                read as f64 / all as f64
+            };
             if phase == "parse" {
                 f * 0.5
             } else {
@@ -38,7 +46,11 @@ pub fn ProgressBar() -> impl IntoView {
             total,
             files: [read, all],
         } if phase == "parse" => {
-            let mb = format!("{:.1} of {:.1} MB", done as f64 / 1e6, total as f64 / 1e6);
+            let mb = if total > 0 {
+                format!("{:.1} of {:.1} MB", done as f64 / 1e6, total as f64 / 1e6)
+            } else {
+                format!("{:.1} MB", done as f64 / 1e6)
+            };
             if all > 1 {
                 format!("Reading files: {read} of {all} files, {mb}")
             } else {
