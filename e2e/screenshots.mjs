@@ -2,7 +2,9 @@
 // tau-bench and tau2 airline runs and the BFCL multi-turn base runs of gpt-oss-20b and
 // glyphh-ada from ../shared/data/released-runs, in headless Chromium. Writes
 // docs/screenshot-leaderboard.png (main table, leaderboard layout), docs/screenshot-overlay.png
-// (survival curves overlaid) and docs/screenshot-compare.png (paired comparison, side by side).
+// (survival curves overlaid) and docs/screenshot-compare.png (paired comparison, side by side);
+// then the whole folder picked at once: docs/screenshot-folder.png (the file list grouped by run,
+// the table with its Crashed column, at 1,280 px).
 // Run: node e2e/screenshots.mjs (after building the app).
 
 import fs from 'node:fs';
@@ -57,4 +59,19 @@ try {
   await shot('screenshot-compare.png');
 } finally {
   await app.close();
+}
+
+// The whole shared folder, picked as one folder (a leaderboard as released), at 1,280 px.
+const whole = await openApp(null);
+try {
+  const p = whole.page;
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await setSetting(p, 'settings-bootstrap', 2000);
+  await computeAfter(p, () => p.getByTestId('folder-input').setInputFiles(SHARED), 540_000);
+  await p.getByTestId('tab-table').click();
+  await p.waitForTimeout(400);
+  await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-folder.png') });
+  console.log('wrote docs/screenshot-folder.png');
+} finally {
+  await whole.close();
 }

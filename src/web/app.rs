@@ -71,7 +71,7 @@ pub fn App() -> impl IntoView {
         if entries.iter().any(|e| e.is_directory()) {
             leptos::task::spawn_local(async move {
                 match super::folders::files_of(entries).await {
-                    Ok(files) => session.add_files_with_paths(files),
+                    Ok((files, skipped)) => session.add_files_with_paths(files, skipped),
                     Err(e) => session.notice.set(Some(e)),
                 }
             });

@@ -19,9 +19,13 @@ pub fn dropped_entries(dt: &DataTransfer) -> Vec<FileSystemEntry> {
 }
 
 /// Every file under `entries`, with its path relative to the drop (no leading `/`), in the
-/// order the browser lists them.
-pub async fn files_of(entries: Vec<FileSystemEntry>) -> Result<Vec<(File, String)>, String> {
+/// order the browser lists them; of the files inside dropped folders only `.json` and `.jsonl`
+/// ones, as the CLI walks a folder (the others are counted: the second value).
+pub async fn files_of(
+    entries: Vec<FileSystemEntry>,
+) -> Result<(Vec<(File, String)>, usize), String> {
     let mut out = Vec::new();
+    let mut skipped = 0;
     let mut stack: Vec<FileSystemEntry> = entries.into_iter().rev().collect();
     while let Some(entry) = stack.pop() {
         if entry.is_directory() {
@@ -32,11 +36,22 @@ pub async fn files_of(entries: Vec<FileSystemEntry>) -> Result<Vec<(File, String
             stack.extend(children);
         } else if entry.is_file() {
             let path = entry.full_path().trim_start_matches('/').to_string();
+            if path.contains('/') && !is_rollout_file_name(&path) {
+                skipped += 1;
+                continue;
+            }
             let file = file_of(entry.unchecked_ref()).await?;
             out.push((file, path));
         }
     }
-    Ok(out)
+    Ok((out, skipped))
+}
+
+/// Whether a file found in a folder is read, as the CLI decides: a `.json` or `.jsonl` name
+/// (a folder's READMEs, logs and `.txt` files are skipped).
+pub fn is_rollout_file_name(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".json") || lower.ends_with(".jsonl")
 }
 
 /// A directory's entries: `readEntries` returns them in batches until an empty one.

@@ -301,7 +301,7 @@ async fn open_file_list(session: Session, url: &str) {
         }
     }
     if !files.is_empty() {
-        session.add_files_with_paths(files);
+        session.add_files_with_paths(files, 0);
     }
 }
 

@@ -235,15 +235,21 @@ impl Session {
             })
             .collect();
         // A picked folder lists its files in the browser's order; read them in name order, as
-        // the CLI walks a folder and a drop is walked, so a pick reads like either.
+        // the CLI walks a folder and a drop is walked, so a pick reads like either, and only
+        // its .json and .jsonl files, as the CLI reads a folder.
+        let mut skipped = 0;
         if from_folder {
+            let before = with_paths.len();
+            with_paths.retain(|(_, p)| super::folders::is_rollout_file_name(p));
+            skipped = before - with_paths.len();
             with_paths.sort_by(|a, b| path_order(&a.1, &b.1));
         }
-        self.add_files_with_paths(with_paths);
+        self.add_files_with_paths(with_paths, skipped);
     }
 
-    /// [`Session::add_files`] with each file's path relative to its dropped folder.
-    pub fn add_files_with_paths(&self, files: Vec<(File, String)>) {
+    /// [`Session::add_files`] with each file's path relative to its dropped folder; `skipped`
+    /// files of the folders were not .json or .jsonl (said in the notice).
+    pub fn add_files_with_paths(&self, files: Vec<(File, String)>, skipped: usize) {
         // A file is loaded already when one with its path, size and modification time is. Paths
         // are compared first, by hash: the size and modification time are asked of the browser
         // (a round trip to its process for a file on disk) only where a path repeats. And one
@@ -310,11 +316,15 @@ impl Session {
             self.files.update(|f| f.extend(entries));
             self.handles.update_value(|h| h.extend(handles));
         }
-        self.notice.set(if duplicates.is_empty() {
-            None
-        } else {
+        let mut notes = Vec::new();
+        if skipped > 0 {
+            notes.push(format!(
+                "{skipped} files in the folders are not .json or .jsonl and were skipped"
+            ));
+        }
+        if !duplicates.is_empty() {
             let shown: Vec<String> = duplicates.iter().take(10).cloned().collect();
-            Some(format!(
+            notes.push(format!(
                 "already loaded, not added again: {}{}",
                 shown.join(", "),
                 if duplicates.len() > shown.len() {
@@ -322,8 +332,10 @@ impl Session {
                 } else {
                     String::new()
                 }
-            ))
-        });
+            ));
+        }
+        self.notice
+            .set((!notes.is_empty()).then(|| notes.join("; ")));
         if added > 0 {
             self.recompute();
         }
