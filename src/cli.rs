@@ -611,7 +611,9 @@ fn read_file(
         return after_chunk(ingest);
     }
     ingest.push(id, &magic[..n]);
-    let mut buf = vec![0u8; 1 << 20];
+    // No bigger than the file needs: a folder of thousands of small files would otherwise
+    // zero a fresh MiB for each.
+    let mut buf = vec![0u8; (size as usize).saturating_add(1).clamp(4096, 1 << 20)];
     loop {
         let n = file
             .read(&mut buf)

@@ -105,12 +105,17 @@ pub(crate) fn value_end(b: &[u8], i: usize) -> Result<usize, ScanError> {
 /// The end (exclusive) of the string whose opening quote is at `i`.
 fn string_end(b: &[u8], i: usize) -> Result<usize, ScanError> {
     let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Ok(j + 1),
-            _ => j += 1,
+    // Jumps from quote or backslash to the next (memchr's vectorised search): most of a log's
+    // bytes are inside strings, and this scan runs over every document read.
+    while let Some(k) = b
+        .get(j..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        j += k;
+        if b[j] == b'"' {
+            return Ok(j + 1);
         }
+        j += 2;
     }
     Err(ScanError::Truncated)
 }

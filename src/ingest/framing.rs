@@ -19,7 +19,7 @@ pub(crate) fn strip_bom(b: &[u8]) -> &[u8] {
 
 /// Lines of a buffered document, counted as [`LineSplitter`] counts them.
 pub(crate) fn count_lines(bytes: &[u8]) -> u64 {
-    let breaks = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    let breaks = memchr::memchr_iter(b'\n', bytes).count() as u64;
     let body = strip_bom(bytes);
     breaks + u64::from(!body.is_empty() && !body.ends_with(b"\n"))
 }
