@@ -163,7 +163,7 @@ def test_tables_are_the_cli_s(tmp_path):
     )
     assert report.to_text().encode() == r.stdout
     csv = report.to_csv()
-    assert csv.startswith("block,dataset,model,method,n,ter,ter_lo,ter_hi,ter_max")
+    assert csv.startswith("block,dataset,model,method,n,crashed,ter,ter_lo,ter_hi,ter_max")
     assert csv.count("\n") == len(report.conditions) + 1
     assert report.to_csv(layout="leaderboard") != csv
     assert "\\begin{tabular}" in report.to_latex()
