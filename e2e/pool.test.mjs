@@ -23,7 +23,9 @@ import {
   tempDir,
 } from './lib.mjs';
 
-const BOOTSTRAP = 3000; // 12 chunks per dataset: every pool worker gets several
+// Enough work for the pool to run the bootstrap (it does from 300 M cells: the example at
+// 10,000 resamples is 84.6 M), and 160 chunks per dataset: every pool worker gets several.
+const BOOTSTRAP = 40_000;
 
 test('report export: 1 worker = 3 workers = CLI, byte for byte', { timeout: 300_000 }, async (t) => {
   const { page, assertHealthy } = await openApp(t);
@@ -72,10 +74,10 @@ test('Cancel during a multi-worker bootstrap stops it; the next run completes', 
   assert.equal(await page.getByTestId('export-report-json').isDisabled(), true, 'no report to export');
 
   // A fresh run on a fresh pool completes.
-  const text = await computeAfter(page, () => setSetting(page, 'settings-bootstrap', 1000));
+  const text = await computeAfter(page, () => setSetting(page, 'settings-bootstrap', BOOTSTRAP));
   assert.match(text, /on 2 workers$/, `the next run used the pool: ${text}`);
   const bytes = (await download(page, 'export-report-json')).bytes;
-  const native = cliReportBytes([EXAMPLE_NAME], { cwd: path.dirname(EXAMPLE), bootstrap: 1000, seed: 0 });
+  const native = cliReportBytes([EXAMPLE_NAME], { cwd: path.dirname(EXAMPLE), bootstrap: BOOTSTRAP, seed: 0 });
   assert.ok(bytes.equals(native), 'the report after a cancelled run equals the CLI');
   await assertHealthy();
 });
