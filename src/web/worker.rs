@@ -662,7 +662,8 @@ async fn compute(
     post(&FromWorker::Progress {
         job,
         phase: "parse".to_string(),
-        done: total as u64,
+        // The bytes read (where the total was not asked, it is 0).
+        done: if total > 0.0 { total } else { done } as u64,
         total: total as u64,
         files: [file_count, file_count],
     });
