@@ -45,6 +45,8 @@ struct Pending {
 
 /// One run: its summary and what has been joined so far.
 struct Run {
+    /// The run folder (the summary's folder, normalised like a trajectory's).
+    dir: String,
     summary: RunSummary,
     /// Scenario name → row index.
     rows: HashMap<String, usize>,
@@ -153,7 +155,7 @@ impl FormatReader for ToolSandbox {
                     read,
                     source,
                 };
-                match self.run_in_folder(out, &pending.run_dir) {
+                match self.run_in_folder(&pending.run_dir) {
                     Some(s) => self.join(out, s, file, pending),
                     None => {
                         self.waiting.insert(file, pending);
@@ -168,7 +170,7 @@ impl FormatReader for ToolSandbox {
         // Trajectories still waiting: their run folder's summary never came, or their names
         // lack the run folder; they join the one summary that lists their scenario.
         for (t, p) in std::mem::take(&mut self.waiting) {
-            let same_dir = self.run_in_folder(out, &p.run_dir);
+            let same_dir = self.run_in_folder(&p.run_dir);
             let candidates: Vec<usize> = match same_dir {
                 Some(s) => vec![s],
                 None => self
@@ -234,14 +236,14 @@ impl FormatReader for ToolSandbox {
 
 impl ToolSandbox {
     /// The run whose summary sits in `run_dir` (an empty folder matches none).
-    fn run_in_folder(&self, out: &Sink<'_>, run_dir: &str) -> Option<usize> {
+    fn run_in_folder(&self, run_dir: &str) -> Option<usize> {
         if run_dir.is_empty() {
             return None;
         }
         self.runs
-            .keys()
-            .copied()
-            .find(|&s| summary_dir(out.name(s)) == run_dir)
+            .iter()
+            .find(|(_, r)| r.dir == run_dir)
+            .map(|(&s, _)| s)
     }
 
     /// A summary has come: its run starts, and the trajectories that waited for it join it.
@@ -287,6 +289,7 @@ impl ToolSandbox {
             .map(|(i, r)| (r.name.clone(), i))
             .collect();
         let run = Run {
+            dir: dir.clone(),
             report: RunReport::new(&summary),
             facts: RunFacts {
                 name,
