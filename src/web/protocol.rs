@@ -91,6 +91,10 @@ pub enum ToWorker {
         options: Vec<crate::formats::ImportOptions>,
         settings: JobSettings,
     },
+    /// More files of job `job` (in the message's `files` array, in order): a pick of thousands
+    /// of files is posted in batches, so the page is never blocked for long (posting a file
+    /// asks the browser for its size, a round trip each) and the worker starts on the first.
+    MoreFiles { job: u32 },
     /// A page of rollouts of the last computed corpus.
     Rollouts { job: u32, query: RolloutQuery },
     /// One rollout's steps.

@@ -90,6 +90,20 @@ pub struct Session {
     bridge: StoredValue<Bridge, LocalStorage>,
 }
 
+/// Resolves on the event loop's next turn (a zero timeout), letting the page handle input.
+async fn next_turn() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(&resolve);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Files per message to the worker (see [`Session::recompute`]); a pick of at most
+/// [`SIZES_ASKED_UP_TO`] files goes whole.
+const FILES_PER_MESSAGE: usize = 2_000;
+
 /// The most files of one pick whose sizes the page asks the browser for (see [`FileEntry::size`]).
 pub const SIZES_ASKED_UP_TO: usize = 1_000;
 
@@ -523,11 +537,36 @@ impl Session {
             options,
             settings,
         };
-        let array = js_sys::Array::new();
-        for f in &files {
-            array.push(f);
+        // Posting a file asks the browser for its size and date (a round trip to its process
+        // for a file on disk, 0.14 ms): a pick of thousands goes in batches, one per turn of
+        // the event loop, so the page stays responsive and the worker starts on the first.
+        let batch = |part: &[File]| {
+            let array = js_sys::Array::new();
+            for f in part {
+                array.push(f);
+            }
+            array
+        };
+        let mut parts = files.chunks(FILES_PER_MESSAGE);
+        send(
+            &worker,
+            &msg,
+            Some(&batch(parts.next().unwrap_or_default())),
+        );
+        let rest: Vec<js_sys::Array> = parts.map(batch).collect();
+        if rest.is_empty() {
+            return;
         }
-        send(&worker, &msg, Some(&array));
+        leptos::task::spawn_local(async move {
+            for array in rest {
+                next_turn().await;
+                // A newer computation (or Cancel) replaced this one: its worker is gone.
+                if bridge.with_value(|b| b.job != job || !b.busy) {
+                    return;
+                }
+                send(&worker, &ToWorker::MoreFiles { job }, Some(&array));
+            }
+        });
     }
 
     /// Stops the computation in flight: its worker is terminated (the next computation starts a

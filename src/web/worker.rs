@@ -42,6 +42,36 @@ struct State {
 thread_local! {
     static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
     static CURRENT_JOB: RefCell<u32> = const { RefCell::new(0) };
+    static ARRIVING: RefCell<Arriving> = RefCell::new(Arriving::default());
+}
+
+/// The files of the job being computed, as their batches arrive ([`ToWorker::MoreFiles`]), and
+/// the computation waiting for the next batch, if it is.
+#[derive(Default)]
+struct Arriving {
+    job: u32,
+    files: Vec<File>,
+    waiting: Option<js_sys::Function>,
+}
+
+/// Waits until file `i` of job `job` has arrived; `false` when the job changed meanwhile.
+async fn wait_for_file(job: u32, i: usize) -> bool {
+    loop {
+        let (same_job, arrived) = ARRIVING.with(|a| {
+            let a = a.borrow();
+            (a.job == job, a.files.len() > i)
+        });
+        if !same_job {
+            return false;
+        }
+        if arrived {
+            return true;
+        }
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            ARRIVING.with(|a| a.borrow_mut().waiting = Some(resolve));
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
 }
 
 fn scope() -> DedicatedWorkerGlobalScope {
@@ -354,6 +384,19 @@ fn warm_up() {
     let _ = crate::report::build_report(&corpus, &settings).to_json();
 }
 
+/// The `files` array of a message.
+fn files_of_message(data: &JsValue) -> Vec<File> {
+    js_sys::Reflect::get(data, &"files".into())
+        .ok()
+        .map(|f| {
+            js_sys::Array::from(&f)
+                .iter()
+                .map(|f| f.unchecked_into())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn on_message(event: MessageEvent) {
     let data = event.data();
     let text = js_sys::Reflect::get(&data, &"msg".into())
@@ -377,22 +420,29 @@ fn on_message(event: MessageEvent) {
             settings,
         } => {
             CURRENT_JOB.with(|j| *j.borrow_mut() = job);
-            let files: Vec<File> = js_sys::Reflect::get(&data, &"files".into())
-                .ok()
-                .map(|f| {
-                    js_sys::Array::from(&f)
-                        .iter()
-                        .map(|f| f.unchecked_into())
-                        .collect()
-                })
-                .unwrap_or_default();
+            ARRIVING.with(|a| {
+                *a.borrow_mut() = Arriving {
+                    job,
+                    files: files_of_message(&data),
+                    waiting: None,
+                }
+            });
             wasm_bindgen_futures::spawn_local(async move {
-                match compute(job, &names, &options, files, &settings).await {
+                match compute(job, &names, &options, &settings).await {
                     Ok(msg) => post(&msg),
                     Err(message) => post(&FromWorker::Failed { job, message }),
                 }
             });
         }
+        ToWorker::MoreFiles { job } => ARRIVING.with(|a| {
+            let mut a = a.borrow_mut();
+            if a.job == job {
+                a.files.extend(files_of_message(&data));
+                if let Some(wake) = a.waiting.take() {
+                    let _ = wake.call0(&JsValue::NULL);
+                }
+            }
+        }),
         ToWorker::Pool { size } => super::pool::resize(size),
         ToWorker::PoolBlocks { run, blocks } => {
             let cells = js_sys::Reflect::get(&data, &"cells".into())
@@ -505,7 +555,6 @@ async fn compute(
     job: u32,
     names: &[String],
     options: &[crate::formats::ImportOptions],
-    files: Vec<File>,
     settings: &super::protocol::JobSettings,
 ) -> Result<FromWorker, String> {
     let started = now();
@@ -514,12 +563,13 @@ async fn compute(
     let reader = FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
     // The total is said only where asking every file's size is cheap (each is a round trip to
     // the browser's process, 0.14 ms): a folder of thousands of files is measured in files.
-    let total: f64 = if files.len() <= super::state::SIZES_ASKED_UP_TO {
-        files.iter().map(|f| f.size()).sum()
+    // (Such a pick comes in one message: the page sends batches only of bigger ones.)
+    let file_count = names.len() as u64;
+    let total: f64 = if names.len() <= super::state::SIZES_ASKED_UP_TO {
+        ARRIVING.with(|a| a.borrow().files.iter().map(|f| f.size()).sum())
     } else {
         0.0
     };
-    let file_count = files.len() as u64;
     let mut done = 0.0;
     let mut last = 0.0;
     let mut ingest = Ingest::new();
@@ -528,15 +578,23 @@ async fn compute(
     // The pool reads files ahead as well as resampling: start it before the first file.
     super::pool::resize(job_settings.workers);
     let mut small = SmallReads::default();
-    for (i, file) in files.iter().enumerate() {
-        let name = names.get(i).cloned().unwrap_or_else(|| file.name());
+    for (i, name) in names.iter().enumerate() {
+        // The file's batch may still be on its way from the page.
+        if !wait_for_file(job, i).await {
+            return Err("superseded by a newer computation".to_string());
+        }
+        let Some(file) = ARRIVING.with(|a| a.borrow().files.get(i).cloned()) else {
+            return Err(format!("{name} did not arrive"));
+        };
+        let file = &file;
+        let name = name.clone();
         let id = ingest.begin_file_with(&name, options.get(i).cloned().unwrap_or_default());
         let size = file.size();
         // A small file (a folder of thousands of scenario files is mostly these) is read with
         // one call, and its first bytes tell a zip from there: a separate read of the magic
         // per file doubled the reads.
         if size <= CHUNK {
-            small.fill(&files, i);
+            ARRIVING.with(|a| small.fill(&a.borrow().files, i));
             let bytes = small
                 .take(i)
                 .await
@@ -707,7 +765,8 @@ async fn compute(
             options: options.to_vec(),
             settings: job_settings.clone(),
             summary,
-            files,
+            // Every batch has arrived: the worker keeps the files for rollout queries.
+            files: ARRIVING.with(|a| std::mem::take(&mut a.borrow_mut().files)),
         })
     });
     Ok(FromWorker::Report {
