@@ -912,17 +912,25 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
         read_corpus(&expand_inputs(inputs)?, &options, &mut Progress::new(true))?;
     let diagnostics = diagnostic_lines(&corpus);
     if corpus.rollouts.is_empty() {
-        let mut message = diagnostics.join("\n");
-        if !message.is_empty() {
-            message.push('\n');
-        }
-        bail!("{message}no valid rollout was read; nothing to score");
+        return Err(nothing_read(
+            &diagnostics,
+            "no valid rollout was read; nothing to score",
+        ));
     }
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
     Ok(Scored {
         report,
         diagnostics,
     })
+}
+
+/// The error of an input without a valid rollout: its diagnostics, one a line, then `what`.
+fn nothing_read(diagnostics: &[String], what: &str) -> anyhow::Error {
+    let mut message = diagnostics.join("\n");
+    if !message.is_empty() {
+        message.push('\n');
+    }
+    anyhow::anyhow!("{message}{what}")
 }
 
 /// `convert -o -` for library callers: the canonical JSONL `convert` writes for `inputs` with
@@ -942,11 +950,7 @@ pub fn convert_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<(String,
     )?;
     let diagnostics = diagnostic_lines(&corpus);
     if corpus.rollouts.is_empty() {
-        let mut message = diagnostics.join("\n");
-        if !message.is_empty() {
-            message.push('\n');
-        }
-        bail!("{message}no valid rollout was read");
+        return Err(nothing_read(&diagnostics, "no valid rollout was read"));
     }
     // Canonical lines are rendered by serde_json: always UTF-8.
     let text = String::from_utf8(out).context("the converted lines are not UTF-8")?;

@@ -115,13 +115,7 @@ fn a_file_of_crashes_alone_takes_its_domain_from_its_name() {
 
 #[test]
 fn bfcl_inference_errors_follow_the_policy() {
-    let files: Vec<(String, Vec<u8>)> = [
-        "bfcl/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
-        "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
-    ]
-    .iter()
-    .map(|r| fixture(r))
-    .collect();
+    let files: Vec<(String, Vec<u8>)> = BFCL_RUN.iter().map(|r| fixture(r)).collect();
     let read = |policy, exclude_legacy| {
         let options = ImportOptions {
             crashed: policy,
@@ -160,24 +154,7 @@ fn inspect_errored_samples_follow_the_policy() {
 #[test]
 fn toolsandbox_provider_errors_follow_the_policy() {
     let base = fixtures().join("toolsandbox");
-    let mut files = Vec::new();
-    let mut stack = vec![base.clone()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let name = p
-                    .strip_prefix(&base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                files.push((name, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    files.sort();
+    let files = walk(&base, &base);
     let n = |policy| {
         let corpus = ingest_with(&files, &with(policy), usize::MAX).0;
         let r = report(&corpus);

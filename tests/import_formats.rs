@@ -259,13 +259,7 @@ fn bfcl_result_with_its_score() {
     assert_eq!((f.rollouts, successes), (5, 2));
 
     // Excluded on request: left out, counted and said.
-    let files: Vec<(String, Vec<u8>)> = [
-        "bfcl/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
-        "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
-    ]
-    .iter()
-    .map(|r| fixture(r))
-    .collect();
+    let files: Vec<(String, Vec<u8>)> = BFCL_RUN.iter().map(|r| fixture(r)).collect();
     let options = ImportOptions {
         exclude_inference_errors: true,
         ..ImportOptions::default()

@@ -15,29 +15,6 @@ use prefix_exec::rollout::Corpus;
 
 const RUN: &str = "agent_acme/tiny-1_user_openai/gpt-4o_01_02_2025_03_04_05";
 
-/// Every file under `dir`, named by its path relative to `base`, in a fixed order.
-fn walk(base: &Path, dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let name = p
-                    .strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((name, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn fixture_run() -> Vec<(String, Vec<u8>)> {
     let base = fixtures().join("toolsandbox");
     walk(&base, &base.join(RUN))

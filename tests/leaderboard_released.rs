@@ -271,25 +271,30 @@ fn the_whole_folder_as_one_path() {
         println!("skipped: shared data not found at {SHARED}");
         return;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
-        .current_dir(Path::new(SHARED).parent().unwrap())
-        .args([
-            "score",
-            "released-runs",
-            "--bootstrap",
-            "0",
-            "--json",
-            "-",
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The folder as given, with extra flags: the report JSON.
+    let score_folder = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+            .current_dir(Path::new(SHARED).parent().unwrap())
+            .args([
+                "score",
+                "released-runs",
+                "--bootstrap",
+                "0",
+                "--json",
+                "-",
+                "-q",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let r = score_folder(&[]);
     let conditions = r["conditions"].as_array().unwrap();
     let get = |dataset: &str, model: &str| {
         conditions
@@ -322,21 +327,7 @@ fn the_whole_folder_as_one_path() {
         .count();
     assert_eq!(sandbox, 4);
     // --crashed exclude leaves the 27 crashed tau-bench episodes and 4 BFCL inference errors out.
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
-        .current_dir(Path::new(SHARED).parent().unwrap())
-        .args([
-            "score",
-            "released-runs",
-            "--bootstrap",
-            "0",
-            "--json",
-            "-",
-            "-q",
-        ])
-        .args(["--crashed", "exclude"])
-        .output()
-        .unwrap();
-    let r2: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r2 = score_folder(&["--crashed", "exclude"]);
     let total = |r: &Value| -> u64 {
         r["conditions"]
             .as_array()

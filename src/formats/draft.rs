@@ -234,6 +234,15 @@ pub(crate) fn annotate_canonical(line: &str, tools: Option<&std::sync::Arc<ToolS
     Value::Object(map).to_string()
 }
 
+/// The last non-blank line of a text, without trailing whitespace: a traceback's exception.
+pub(crate) fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim_end()
+}
+
 /// A finite, non-negative number, or `None` (cost fields must be both to be kept).
 pub(crate) fn cost_value(v: Option<f64>) -> Option<f64> {
     v.filter(|x| x.is_finite() && *x >= 0.0)

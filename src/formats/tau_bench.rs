@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::canonical::emit;
-use super::draft::{unanswered, Draft, RawStep, Replies, Verdict};
+use super::draft::{last_line, unanswered, Draft, RawStep, Replies, Verdict};
 use super::sink::{for_each_element, Sink};
 use super::{read_object, Format, FormatReader, Id, Keys, LineShape, SUCCESS_EPS};
 use crate::rollout::Cost;
@@ -164,7 +164,7 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
         .then(|| {
             info_text("error")
                 .map(str::to_string)
-                .or_else(|| info_text("traceback").map(|t| last_line(t).to_string()))
+                .or_else(|| info_text("traceback").map(|t| last_line(t).trim_start().to_string()))
         })
         .flatten();
     let no_action_task = wire
@@ -244,15 +244,6 @@ pub(crate) fn arguments(v: &Value) -> Value {
         Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| v.clone()),
         other => other.clone(),
     }
-}
-
-/// The last non-blank line of a traceback (the exception itself).
-fn last_line(text: &str) -> &str {
-    text.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
 }
 
 /// The domain a tau-bench result file's name states (`tool-calling-retail-…json`).

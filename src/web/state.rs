@@ -278,27 +278,24 @@ impl Session {
         });
         let same =
             |a: &File, b: &File| a.size() == b.size() && a.last_modified() == b.last_modified();
-        let mut keep = vec![true; files.len()];
-        {
-            let mut seen: std::collections::HashSet<&str> =
-                loaded.iter().map(|(p, _)| p.as_str()).collect();
-            for (i, (file, path)) in files.iter().enumerate() {
-                if seen.insert(path.as_str()) {
-                    continue;
-                }
-                let earlier_in_pick = files[..i]
-                    .iter()
-                    .zip(&keep)
-                    .filter(|(_, k)| **k)
-                    .map(|((f, p), _)| (p.as_str(), f));
-                let earlier = loaded
-                    .iter()
-                    .map(|(p, f)| (p.as_str(), f))
-                    .chain(earlier_in_pick)
-                    .any(|(p, f)| p == path && same(f, file));
-                keep[i] = !earlier;
-            }
+        // Path → the files with that path so far (loaded, then kept from this pick).
+        let mut by_path: std::collections::HashMap<&str, Vec<&File>> =
+            std::collections::HashMap::new();
+        for (p, f) in &loaded {
+            by_path.entry(p.as_str()).or_default().push(f);
         }
+        let keep: Vec<bool> = files
+            .iter()
+            .map(|(file, path)| {
+                let same_path = by_path.entry(path.as_str()).or_default();
+                let repeat = same_path.iter().any(|f| same(f, file));
+                if !repeat {
+                    same_path.push(file);
+                }
+                !repeat
+            })
+            .collect();
+        drop(by_path);
         let mut duplicates = Vec::new();
         let mut entries = Vec::new();
         let mut handles = Vec::new();
@@ -372,27 +369,14 @@ impl Session {
         }
     }
 
-    /// Removes several files (a run's) at once.
+    /// Removes files (one, or a run's) and recomputes.
     pub fn remove_files(&self, ids: &[u32]) {
         let ids = IdSet::new(ids);
         self.files.update(|f| f.retain(|e| !ids.contains(&e.id)));
         self.handles
             .update_value(|h| h.retain(|(i, _)| !ids.contains(i)));
+        self.notice.set(None);
         self.recompute();
-    }
-
-    /// Changes one file's import options and recomputes.
-    pub fn set_file_options(&self, id: u32, options: crate::formats::ImportOptions) {
-        let mut changed = false;
-        self.files.update(|f| {
-            if let Some(e) = f.iter_mut().find(|e| e.id == id) {
-                changed = e.options != options;
-                e.options = options;
-            }
-        });
-        if changed {
-            self.recompute();
-        }
     }
 
     /// Switches the tool-schema checks for every file and recomputes.
@@ -423,13 +407,6 @@ impl Session {
         self.files
             .update(|f| f.iter_mut().for_each(|e| e.options.labels = labels.clone()));
         self.labels.set(labels);
-        self.recompute();
-    }
-
-    pub fn remove_file(&self, id: u32) {
-        self.files.update(|f| f.retain(|e| e.id != id));
-        self.handles.update_value(|h| h.retain(|(i, _)| *i != id));
-        self.notice.set(None);
         self.recompute();
     }
 

@@ -547,6 +547,36 @@ fn on_message(event: MessageEvent) {
 /// worker), where the pool's start-up and merging cost less than the second core saves.
 const POOL_MIN_WORK: u64 = 300_000_000;
 
+/// The progress messages of one job: bytes and files read (throttled), then resamples.
+struct Reading {
+    job: u32,
+    /// All files' bytes, or 0 where the sizes were not asked.
+    total: f64,
+    files: usize,
+    /// When the last message went.
+    last: f64,
+}
+
+impl Reading {
+    /// `done` bytes and `files_read` files read, at most one message per [`PROGRESS_MS`].
+    fn report(&mut self, done: f64, files_read: usize) {
+        if now() - self.last > PROGRESS_MS {
+            self.last = now();
+            self.post("parse", done as u64, self.total as u64, files_read);
+        }
+    }
+
+    fn post(&self, phase: &str, done: u64, total: u64, files_read: usize) {
+        post(&FromWorker::Progress {
+            job: self.job,
+            phase: phase.to_string(),
+            done,
+            total,
+            files: [files_read as u64, self.files as u64],
+        });
+    }
+}
+
 fn now() -> f64 {
     js_sys::Date::now()
 }
@@ -564,14 +594,18 @@ async fn compute(
     // The total is said only where asking every file's size is cheap (each is a round trip to
     // the browser's process, 0.14 ms): a folder of thousands of files is measured in files.
     // (Such a pick comes in one message: the page sends batches only of bigger ones.)
-    let file_count = names.len() as u64;
     let total: f64 = if names.len() <= super::state::SIZES_ASKED_UP_TO {
         ARRIVING.with(|a| a.borrow().files.iter().map(|f| f.size()).sum())
     } else {
         0.0
     };
+    let mut reading = Reading {
+        job,
+        total,
+        files: names.len(),
+        last: 0.0,
+    };
     let mut done = 0.0;
-    let mut last = 0.0;
     let mut ingest = Ingest::new();
     // Lines whose reading a pool worker did (`pool::ParseRun`).
     let mut read_ahead = 0;
@@ -606,16 +640,7 @@ async fn compute(
                 ingest.end_file(id);
             }
             done += size;
-            if now() - last > PROGRESS_MS {
-                last = now();
-                post(&FromWorker::Progress {
-                    job,
-                    phase: "parse".to_string(),
-                    done: done as u64,
-                    total: total as u64,
-                    files: [i as u64 + 1, file_count],
-                });
-            }
+            reading.report(done, i + 1);
             continue;
         }
         if is_zip(file, &reader) {
@@ -625,32 +650,12 @@ async fn compute(
                 file,
                 reader: &reader,
             };
-            let mut on_read = |read: u64| {
-                if now() - last > PROGRESS_MS {
-                    last = now();
-                    post(&FromWorker::Progress {
-                        job,
-                        phase: "parse".to_string(),
-                        done: (done + read as f64) as u64,
-                        total: total as u64,
-                        files: [i as u64, file_count],
-                    });
-                }
-            };
+            let mut on_read = |read: u64| reading.report(done + read as f64, i);
             let mut progressing =
                 crate::formats::inspect::Progressing::new(&mut access, &mut on_read);
             ingest.read_archive(id, &mut progressing);
             done += size;
-            if now() - last > PROGRESS_MS {
-                last = now();
-                post(&FromWorker::Progress {
-                    job,
-                    phase: "parse".to_string(),
-                    done: done as u64,
-                    total: total as u64,
-                    files: [i as u64 + 1, file_count],
-                });
-            }
+            reading.report(done, i + 1);
             continue;
         }
         // With a pool, canonical JSONL is read ahead by the pool workers (`pool::ParseRun`) once
@@ -702,39 +707,18 @@ async fn compute(
             }
             done += end - at;
             at = end;
-            if now() - last > PROGRESS_MS {
-                last = now();
-                post(&FromWorker::Progress {
-                    job,
-                    phase: "parse".to_string(),
-                    done: done as u64,
-                    total: total as u64,
-                    files: [i as u64, file_count],
-                });
-            }
+            reading.report(done, i);
         }
         ingest.end_file(id);
     }
     let (corpus, summary) = ingest.finish_with_summary();
     // Every byte is read: say so before scoring (the throttle may have skipped the last chunk).
-    post(&FromWorker::Progress {
-        job,
-        phase: "parse".to_string(),
-        // The bytes read (where the total was not asked, it is 0).
-        done: if total > 0.0 { total } else { done } as u64,
-        total: total as u64,
-        files: [file_count, file_count],
-    });
+    reading.last = 0.0;
+    reading.report(done, reading.files);
     let mut progress = move |p: crate::report::Progress| {
-        if now() - last > PROGRESS_MS || p.done == p.total {
-            last = now();
-            post(&FromWorker::Progress {
-                job,
-                phase: "bootstrap".to_string(),
-                done: p.done,
-                total: p.total,
-                files: [file_count, file_count],
-            });
+        if now() - reading.last > PROGRESS_MS || p.done == p.total {
+            reading.last = now();
+            reading.post("bootstrap", p.done, p.total, reading.files);
         }
     };
     let plan = ReportPlan::new(&corpus, &settings);

@@ -22,6 +22,35 @@ pub fn fixture(rel: &str) -> (String, Vec<u8>) {
     (path.to_string_lossy().into_owned(), bytes)
 }
 
+/// The BFCL fixture run: a result file and its score file.
+pub const BFCL_RUN: [&str; 2] = [
+    "bfcl/result/tiny-model/multi_turn/BFCL_v4_multi_turn_base_result.json",
+    "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
+];
+
+/// Every file under `dir`, named by its path relative to `base`, in a fixed order.
+pub fn walk(base: &Path, dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                let name = p
+                    .strip_prefix(base)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Reads files (name, bytes) with the same options, in chunks of `chunk` bytes.
 pub fn ingest_with(
     files: &[(String, Vec<u8>)],

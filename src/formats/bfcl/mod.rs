@@ -120,17 +120,9 @@ pub(crate) fn read_result_line(bytes: &[u8]) -> Result<ResultLine, String> {
     let id = wire.id.0;
     let fp = wire.result.as_ref().map(fingerprint);
     if let Some(traceback) = &wire.traceback {
-        let last_line = |t: &str| {
-            t.lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .trim()
-                .to_string()
-        };
         let error = match (&wire.result, traceback) {
             (Some(Value::String(r)), _) if !r.trim().is_empty() => r.clone(),
-            (_, Value::String(t)) => last_line(t),
+            (_, Value::String(t)) => super::draft::last_line(t).trim_start().to_string(),
             _ => "an inference error (`traceback`)".to_string(),
         };
         return Ok(ResultLine::InferenceError {

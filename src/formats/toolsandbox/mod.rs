@@ -48,7 +48,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::draft::{Draft, RawStep, Replies, Verdict};
+use super::draft::{last_line, Draft, RawStep, Replies, Verdict};
 use super::pyrepr::{self, Py};
 use super::read_object;
 use super::scan::{elements, members, skip_ws, value_end, LineCounter, ScanError};
@@ -1039,14 +1039,6 @@ pub(crate) fn scenario_draft(
 
 fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-}
-
-fn last_line(text: &str) -> &str {
-    text.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim_end()
 }
 
 /// The tool an agent-side crash names: `agent_facing_tool_name='X' is not a known allowed tool`

@@ -63,8 +63,6 @@ struct Run {
     /// The options' error, when the run's options are invalid: every trajectory is refused.
     invalid: Option<String>,
     refused: u64,
-    /// Trajectory files joined to this run.
-    members: u64,
 }
 
 impl FormatReader for ToolSandbox {
@@ -209,11 +207,10 @@ impl FormatReader for ToolSandbox {
     }
 
     fn forget(&mut self, file: usize) {
+        // A repeat is taken back before its document is read, so it left nothing behind; a
+        // file that did is dropped whole.
         self.waiting.remove(&file);
-        if let Some(run) = self.runs.remove(&file) {
-            // A repeated summary joined nothing of its own: its trajectories wait again.
-            debug_assert_eq!(run.members, 0);
-        }
+        self.runs.remove(&file);
     }
 
     fn reread(&self, _: Format, _bytes: &[u8], _success: bool) -> Result<Draft, String> {
@@ -304,7 +301,6 @@ impl ToolSandbox {
             read_instead: Vec::new(),
             invalid: out.options(s).toolsandbox.validate().err(),
             refused: 0,
-            members: 0,
         };
         self.runs.insert(s, run);
         if dir.is_empty() {
@@ -330,7 +326,6 @@ impl ToolSandbox {
         let Some(run) = self.runs.get_mut(&s) else {
             return;
         };
-        run.members += 1;
         if run.invalid.is_some() {
             run.refused += 1;
             return;

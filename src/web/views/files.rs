@@ -107,8 +107,7 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
             .with_untracked(|f| f.iter().find(|e| e.id == first).map(|e| e.options.clone()))
             .unwrap_or_default()
     };
-    let set = move |o: ImportOptions| ids.with_value(|ids| session.set_files_options(ids, o));
-    let session_set = set;
+    let apply = move |o: ImportOptions| ids.with_value(|ids| session.set_files_options(ids, o));
     let field = move |label: &'static str,
                       testid: &'static str,
                       get: fn(&ImportOptions) -> String,
@@ -124,7 +123,7 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
                     on:change=move |e| {
                         let mut o = current();
                         set(&mut o, super::dom::target_value(&e));
-                        session_set(o);
+                        apply(o);
                     }
                 />
             </label>
@@ -143,7 +142,7 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
                     on:change=move |e| {
                         let mut o = current();
                         set(&mut o, event_target_checked(&e));
-                        session_set(o);
+                        apply(o);
                     }
                 />
                 {label}
@@ -222,7 +221,7 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
                             match text.trim().parse::<f64>() {
                                 Ok(tau) if (0.0..=1.0).contains(&tau) => {
                                     o.toolsandbox.tau = tau;
-                                    set(o);
+                                    apply(o);
                                 }
                                 _ => {
                                     session
@@ -285,6 +284,15 @@ fn FileList() -> impl IntoView {
             />
         </ul>
     }
+}
+
+/// What the worker read of one file, once a report is in.
+fn input_of(session: Session, id: u32) -> Option<crate::report::InputOut> {
+    let index = session
+        .files
+        .with(|fs| fs.iter().position(|e| e.id == id))?;
+    let report = session.results().report.get()?;
+    report.inputs.get(index).cloned()
 }
 
 /// Rollouts and bytes read from these files, once a report is in.
@@ -422,23 +430,12 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
         })
     };
     // Same bytes as a file listed earlier: the worker did not count it again.
-    let repeats = move || {
-        let index = session
-            .files
-            .with(|fs| fs.iter().position(|e| e.id == id))?;
-        let report = session.results().report.get()?;
-        report.inputs.get(index)?.repeats.clone()
-    };
+    let repeats = move || input_of(session, id)?.repeats;
+    // The size the page knows, else the bytes the worker read.
     let known = f.size;
     let size = move || {
         known
-            .or_else(|| {
-                let index = session
-                    .files
-                    .with(|fs| fs.iter().position(|e| e.id == id))?;
-                let report = session.results().report.get()?;
-                Some(report.inputs.get(index)?.bytes as f64)
-            })
+            .or_else(|| input_of(session, id).map(|i| i.bytes as f64))
             .map(fmt_size)
             .unwrap_or_default()
     };
@@ -451,7 +448,7 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
                     class="icon"
                     data-testid="file-remove"
                     aria-label=format!("remove {}", f.name)
-                    on:click=move |_| session.remove_file(id)
+                    on:click=move |_| session.remove_files(&[id])
                 >
                     "×"
                 </button>
