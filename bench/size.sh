@@ -5,7 +5,7 @@
 # the app's raised to 2.6 MB by issue #21: the file list grouped by run, the crashed-rollouts
 # setting and column, the batched posting of big picks, and the `?files=` loader of
 # `prefix-exec view` (#23) added about 60 KB to the page's wasm and 15 KB to the worker's
-# (2,477,472 -> 2,557,227 bytes), with nothing left to
+# (2,477,472 -> 2,556,806 bytes), with nothing left to
 # cut that these features do not need.
 #
 #   bash bench/size.sh             # builds dist/ with Trunk if it is missing, prints the table
