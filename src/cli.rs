@@ -13,6 +13,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
+use crate::formats::transcript::mapping::FieldMap;
+use crate::formats::transcript::reject::RejectSettings;
 use crate::formats::ImportOptions;
 use crate::ingest::Ingest;
 use crate::label::LabelSettings;
@@ -209,6 +211,23 @@ struct ImportArgs {
     /// every format. Counted crashes are reported per condition.
     #[arg(long, value_name = "POLICY", default_value = "benchmark", value_parser = parse_crash_policy)]
     crashed: crate::formats::CrashPolicy,
+    /// Message transcripts: where a field comes from, as FIELD=PATH (a dotted path into the
+    /// record, e.g. success=evaluation.utility, task=meta.id, threshold=0.5); repeatable. Fields
+    /// not set are detected (docs/formats.md lists the names looked for).
+    #[arg(long = "field", value_name = "FIELD=PATH")]
+    fields: Vec<String>,
+    /// Message transcripts: a field mapping as a JSON file ({"success": "…", "threshold": 1,
+    /// "task": "…", "model": "…", "method": "…", "dataset": "…"}); --field wins over it.
+    #[arg(long, value_name = "FILE")]
+    mapping: Option<PathBuf>,
+    /// Message transcripts: the text rules for rejected calls (a JSON array of {id, pattern},
+    /// patterns regular expressions on the reply's text), instead of the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    reject_rules: Option<PathBuf>,
+    /// Message transcripts: no text rules; only explicit error flags, unanswered calls and
+    /// arguments that are not JSON reject a call.
+    #[arg(long)]
+    no_reject_text_rules: bool,
 }
 
 fn parse_crash_policy(s: &str) -> std::result::Result<crate::formats::CrashPolicy, String> {
@@ -232,7 +251,33 @@ impl ImportArgs {
             keep_provider_errors: self.keep_provider_errors,
         };
         toolsandbox.validate().map_err(anyhow::Error::msg)?;
+        let read = |path: &PathBuf| {
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+        };
+        let mut fields = match &self.mapping {
+            Some(path) => FieldMap::parse(&read(path)?)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            None => FieldMap::default(),
+        };
+        for f in &self.fields {
+            fields.set(f).map_err(|e| anyhow::anyhow!("--field: {e}"))?;
+        }
+        let reject_rules = match &self.reject_rules {
+            Some(path) => Some(
+                RejectSettings::parse_rules(&read(path)?)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let transcript = crate::formats::transcript::Options {
+            fields,
+            reject: RejectSettings {
+                text_rules: !self.no_reject_text_rules,
+                rules: reject_rules,
+            },
+        };
         Ok(ImportOptions {
+            transcript,
             dataset: self.dataset.clone(),
             model: self.model.clone(),
             method: self.method.clone(),

@@ -45,6 +45,12 @@ pub(crate) struct RawStep {
     pub call: Option<String>,
     /// The name the agent used when it differs from `tool` (ToolSandbox's scrambled names).
     pub agent_tool: Option<String>,
+    /// Which rule rejected the call, where a reader decides by rules (transcripts:
+    /// `flag:is_error`, `text:error-prefix`, `unanswered`, `arguments`).
+    pub reject_source: Option<String>,
+    /// The label the log itself implies (a transcript call whose arguments are not JSON:
+    /// `schema`).
+    pub label: Option<&'static str>,
 }
 
 /// A rollout before rendering.
@@ -106,6 +112,7 @@ impl Draft {
                         error: Some(message),
                         label: Some("schema"),
                         check: Some("schema"),
+                        reject_source: None,
                         environment_error: env_error,
                         environment_ok: s.verdict.ok(),
                     },
@@ -116,8 +123,9 @@ impl Draft {
                         call: s.call.as_deref(),
                         ok: s.verdict.ok(),
                         error: env_error.map(str::to_string),
-                        label: None,
+                        label: s.label,
                         check: None,
+                        reject_source: s.reject_source.as_deref(),
                         environment_error: None,
                         environment_ok: None,
                     },
@@ -181,6 +189,8 @@ struct StepOut<'a> {
     label: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     check: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reject_source: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     environment_ok: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -344,6 +354,8 @@ mod tests {
             verdict,
             call: None,
             agent_tool: None,
+            reject_source: None,
+            label: None,
         }
     }
 

@@ -56,6 +56,7 @@ pub(crate) mod draft;
 pub mod inspect;
 pub mod json_schema;
 pub(crate) mod object;
+pub(crate) mod pairing;
 pub(crate) mod pyrepr;
 pub mod runs;
 pub(crate) mod scan;
@@ -65,6 +66,7 @@ pub mod summary;
 pub mod tau2;
 pub mod tau_bench;
 pub mod toolsandbox;
+pub mod transcript;
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -173,7 +175,7 @@ pub(crate) trait FormatReader {
     /// The next chunk of a streamed file (see [`FormatReader::recognise_stream`]).
     fn chunk(&mut self, _out: &mut Sink<'_>, _file: usize, _format: Format, _bytes: &[u8]) {}
 
-    /// The end of a streamed file.
+    /// The end of a streamed file, or of a file read line by line.
     fn end(&mut self, _out: &mut Sink<'_>, _file: usize, _format: Format) {}
 
     /// A zip archive, read by random access. `Err` (saying what the zip is) when this reader
@@ -214,6 +216,10 @@ pub(crate) type RereadContext = dyn std::any::Any + Send + Sync;
 pub(crate) fn readers() -> Vec<Box<dyn FormatReader>> {
     vec![
         Box::new(bfcl::Bfcl::default()),
+        // Before canonical JSONL and the benchmark formats: a transcript's first line may carry
+        // `success` (a canonical key); `transcript::is_record` declines the records of the
+        // formats that also keep messages.
+        Box::new(transcript::Transcript::default()),
         Box::new(canonical::Canonical::default()),
         Box::new(tau_bench::TauBench),
         Box::new(tau2::Tau2::default()),
@@ -255,6 +261,8 @@ pub struct ImportOptions {
     /// agent's doing): counted as each benchmark's leaderboard counts them, counted, or excluded,
     /// for every format.
     pub crashed: CrashPolicy,
+    /// Message transcripts: the field mapping and the rules for rejected calls.
+    pub transcript: transcript::Options,
 }
 
 /// What to do with rollouts that crashed: the tau-bench episodes with an empty trajectory and
@@ -323,6 +331,7 @@ impl Default for ImportOptions {
             toolsandbox: toolsandbox::Options::default(),
             exclude_inference_errors: false,
             crashed: CrashPolicy::Benchmark,
+            transcript: transcript::Options::default(),
         }
     }
 }
@@ -344,11 +353,12 @@ pub enum Format {
     ToolSandboxSummary,
     ToolSandboxContext,
     ToolSandboxConversation,
+    Transcript,
 }
 
 impl Format {
     /// Every format, in the order detection failures list them.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Canonical,
         Format::TauBench,
         Format::Tau2Results,
@@ -362,6 +372,7 @@ impl Format {
         Format::ToolSandboxSummary,
         Format::ToolSandboxContext,
         Format::ToolSandboxConversation,
+        Format::Transcript,
     ];
 
     /// A short name.
@@ -380,6 +391,7 @@ impl Format {
             Format::ToolSandboxSummary => "ToolSandbox result_summary.json",
             Format::ToolSandboxContext => "ToolSandbox execution_context.json",
             Format::ToolSandboxConversation => "ToolSandbox conversation.json",
+            Format::Transcript => "message transcript",
         }
     }
 
@@ -399,6 +411,7 @@ impl Format {
             Format::ToolSandboxSummary => "ToolSandbox result_summary.json ({per_scenario_results, category_aggregated_results})",
             Format::ToolSandboxContext => "ToolSandbox trajectories/<scenario>/execution_context.json ({_dbs: {SANDBOX: […]}})",
             Format::ToolSandboxConversation => "ToolSandbox trajectories/<scenario>/conversation.json (a JSON array of OpenAI messages)",
+            Format::Transcript => "message transcript (an object with messages, conversation, items or input, and an outcome field; one per file, a JSON array of them, or JSONL)",
         }
     }
 }

@@ -47,6 +47,9 @@ pub struct FileImport {
     /// `conversation.json` beside its scenario's `execution_context.json`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_instead: Option<String>,
+    /// Transcripts: where each field (success, task, model, method, dataset) came from.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mapping: BTreeMap<String, String>,
 }
 
 /// Per-condition counts of first-failure sources.

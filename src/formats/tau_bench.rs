@@ -231,6 +231,8 @@ fn steps(traj: &[WireMessage]) -> Vec<RawStep> {
                 verdict,
                 call: None,
                 agent_tool: None,
+                reject_source: None,
+                label: None,
             });
         }
     }

@@ -450,6 +450,8 @@ impl Ingest {
                 let info = &mut corpus.files[i];
                 info.bytes = splitter.bytes();
                 info.lines = splitter.lines();
+                // A reader may hold a line until it knows whether more follow.
+                self.session.end_stream(&mut self.corpus, i, format);
             }
             Reader::Document(bytes) => {
                 let info = &mut self.corpus.files[i];

@@ -208,7 +208,7 @@ impl Session {
         }
     }
 
-    /// The end of a streamed file.
+    /// The end of a streamed file, or of a file read line by line.
     pub(crate) fn end_stream(&mut self, corpus: &mut Corpus, file: usize, format: Format) {
         if let Some(r) = self.reader_of(format) {
             self.with_reader(corpus, r, |reader, sink| reader.end(sink, file, format));

@@ -133,8 +133,9 @@ pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Forma
         Some(b'[') => classify_array(&body[start..], readers).ok_or_else(|| {
             format!(
                 "a JSON array whose first element is not a tau-bench result ({{task_id, trial, \
-                 reward, info, traj}}), a tau2 simulation ({{task_id, messages, reward_info}}) nor \
-                 a ToolSandbox conversation message ({{role, content}}); {}",
+                 reward, info, traj}}), a tau2 simulation ({{task_id, messages, reward_info}}), a \
+                 message transcript ({{messages, …}} with an outcome field) nor a ToolSandbox \
+                 conversation message ({{role, content}}); {}",
                 tried()
             )
         }),
@@ -145,8 +146,9 @@ pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Forma
                 None => Err(format!(
                     "a JSON object that is neither a tau2 Results object ({{info, tasks, \
                      simulations}}), a tau2 results.json with a simulation_index, one tau2 \
-                     simulation ({{task_id, messages, reward_info}}), nor a ToolSandbox \
-                     result_summary.json or execution_context.json; {}",
+                     simulation ({{task_id, messages, reward_info}}), a message transcript \
+                     ({{messages, conversation, items or input}} with an outcome field), nor a \
+                     ToolSandbox result_summary.json or execution_context.json; {}",
                     tried()
                 )),
             }

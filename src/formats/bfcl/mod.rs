@@ -255,6 +255,8 @@ fn step_calls(entries: &[Value]) -> Vec<RawStep> {
                 verdict,
                 call: Some(call),
                 agent_tool: None,
+                reject_source: None,
+                label: None,
             }
         })
         .collect()
@@ -319,6 +321,8 @@ fn steps_from_result(result: &Value) -> Result<Vec<RawStep>, String> {
                 verdict: Verdict::Unrecorded,
                 call: None,
                 agent_tool: None,
+                reject_source: None,
+                label: None,
             });
         }
     }

@@ -432,6 +432,8 @@ pub(crate) fn convert_sample(
                 verdict,
                 call: None,
                 agent_tool: None,
+                reject_source: None,
+                label: None,
             });
         }
     }
@@ -475,6 +477,8 @@ pub(crate) fn convert_sample(
             verdict,
             call: None,
             agent_tool: None,
+            reject_source: None,
+            label: None,
         });
     }
 

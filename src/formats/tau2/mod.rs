@@ -329,6 +329,8 @@ fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
                 verdict,
                 call: None,
                 agent_tool: None,
+                reject_source: None,
+                label: None,
             });
         }
     }

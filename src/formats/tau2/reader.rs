@@ -32,10 +32,11 @@ impl FormatReader for Tau2 {
     }
 
     /// A document written on one line.
+    /// A Results object or a simulation written on one line (other one-line objects with
+    /// `messages` are transcripts).
     fn recognise_line(&self, keys: &Keys<'_>) -> Option<LineShape> {
-        ["info", "simulations", "messages"]
-            .iter()
-            .any(|k| keys.contains(k))
+        let has = |k: &str| keys.contains(k);
+        (has("info") || has("simulations") || (has("messages") && has("task_id")))
             .then_some(LineShape::Document)
     }
 

@@ -951,6 +951,8 @@ pub(crate) fn scenario_draft(
             verdict,
             call: None,
             agent_tool: c.agent_tool.clone().filter(|a| Some(a) != c.tool.as_ref()),
+            reject_source: None,
+            label: None,
         });
     }
     if crash
@@ -966,6 +968,8 @@ pub(crate) fn scenario_draft(
             verdict: Verdict::Rejected(Some(last_line(tb).to_string())),
             call: None,
             agent_tool: None,
+            reject_source: None,
+            label: None,
         });
     }
     let success = row.success(options.tau);
