@@ -271,34 +271,6 @@ pub(crate) fn sum_numbers(v: &Value) -> Option<f64> {
     }
 }
 
-/// Tool replies by call id, for pairing calls with the tool message that answers them
-/// (tau-bench's `tool_call_id`, tau2's `id`).
-pub(crate) struct Replies<'a> {
-    /// Message positions per id, in order, so repeated ids pair in order of appearance.
-    by_id: std::collections::HashMap<&'a str, std::collections::VecDeque<usize>>,
-}
-
-impl<'a> Replies<'a> {
-    /// Indexes the tool messages: `(position, id)` of each.
-    pub fn new(tool_messages: impl Iterator<Item = (usize, &'a str)>) -> Self {
-        let mut by_id: std::collections::HashMap<&str, std::collections::VecDeque<usize>> =
-            std::collections::HashMap::new();
-        for (i, id) in tool_messages {
-            by_id.entry(id).or_default().push_back(i);
-        }
-        Replies { by_id }
-    }
-
-    /// The first unused reply to call `id` that comes after the call's message at `after`.
-    pub fn take(&mut self, id: Option<&str>, after: usize) -> Option<usize> {
-        let queue = self.by_id.get_mut(id?)?;
-        while queue.front().is_some_and(|&j| j < after) {
-            queue.pop_front();
-        }
-        queue.pop_front()
-    }
-}
-
 /// The verdict on a call that no tool message answers: rejected, saying which id was missing.
 pub(crate) fn unanswered(field: &str, id: Option<&str>) -> Verdict {
     Verdict::Rejected(Some(format!(

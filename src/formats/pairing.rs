@@ -80,6 +80,35 @@ pub(crate) fn pair(turns: &[Turn<'_>]) -> Vec<Option<Answer>> {
     answers
 }
 
+/// [`pair`] over a list of messages: `calls` gives the ids of a message's calls (none for a
+/// message that makes no call), `reply` whether a message is a reply (and the id it names).
+/// For message `i`, the message answering each of its calls, in order.
+pub(crate) fn pair_messages<'a, M>(
+    messages: &'a [M],
+    calls: impl Fn(&'a M) -> Vec<Option<&'a str>>,
+    reply: impl Fn(&'a M) -> Option<Option<&'a str>>,
+) -> Vec<Vec<Option<usize>>> {
+    let mut turns = Vec::new();
+    let mut owner = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        for id in calls(m) {
+            turns.push(Turn::Call(id));
+            owner.push(i);
+        }
+        if let Some(id) = reply(m) {
+            turns.push(Turn::Reply(id));
+            owner.push(i);
+        }
+    }
+    let mut out: Vec<Vec<Option<usize>>> = vec![Vec::new(); messages.len()];
+    for ((turn, answer), &i) in turns.iter().zip(pair(&turns)).zip(&owner) {
+        if let Turn::Call(_) = turn {
+            out[i].push(answer.map(|a| owner[a.reply]));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

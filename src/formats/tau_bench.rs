@@ -26,7 +26,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::canonical::emit;
-use super::draft::{last_line, unanswered, Draft, RawStep, Replies, Verdict};
+use super::chat::chat_pairing;
+use super::draft::{last_line, unanswered, Draft, RawStep, Verdict};
 use super::sink::{for_each_element, Sink};
 use super::{read_object, Format, FormatReader, Id, Keys, LineShape, SUCCESS_EPS};
 use crate::rollout::Cost;
@@ -201,19 +202,10 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
 }
 
 fn steps(traj: &[WireMessage]) -> Vec<RawStep> {
-    let mut replies = Replies::new(
-        traj.iter()
-            .enumerate()
-            .filter(|(_, m)| m.role == "tool")
-            .filter_map(|(i, m)| Some((i, m.tool_call_id.as_deref()?))),
-    );
+    let answers = chat_pairing(traj);
     let mut out = Vec::new();
-    for (i, m) in traj.iter().enumerate() {
-        if m.role != "assistant" {
-            continue;
-        }
-        for call in m.tool_calls.iter().flatten() {
-            let answer = replies.take(call.id.as_deref(), i);
+    for (m, answers) in traj.iter().zip(answers) {
+        for (call, answer) in m.tool_calls.iter().flatten().zip(answers) {
             let verdict = match answer.map(|j| &traj[j]) {
                 None => unanswered("tool_call_id", call.id.as_deref()),
                 Some(reply) => {

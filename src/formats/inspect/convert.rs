@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use super::wire::{self, Header, Sample};
 use super::InspectOptions;
-use crate::formats::draft::{cost_value, Draft, RawStep, Replies, Verdict};
+use crate::formats::draft::{cost_value, Draft, RawStep, Verdict};
+use crate::formats::pairing::{pair, Turn};
 use crate::rollout::Cost;
 
 /// What the log's header says about the run, for every sample of the file.
@@ -338,29 +339,40 @@ pub(crate) fn convert_sample(
         }
     }
 
-    // Tool messages, for pairing each call with the first later one of its id.
-    let tool_ids: Vec<(usize, String)> = s
-        .messages
+    // Each call's tool message (`pairing`: the first later one of its id), in call order.
+    let mut turns = Vec::new();
+    let mut owner = Vec::new();
+    let mut made = calls.iter().peekable();
+    for (i, m) in s.messages.iter().enumerate() {
+        while let Some((_, message_calls)) = made.next_if(|(at, _)| *at == i) {
+            for call in message_calls {
+                turns.push(Turn::Call(call.id.as_deref()));
+                owner.push(i);
+            }
+        }
+        if m.role.as_deref() == Some("tool") {
+            turns.push(Turn::Reply(m.tool_call_id.as_ref().and_then(Value::as_str)));
+            owner.push(i);
+        }
+    }
+    let mut replies = turns
         .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role.as_deref() == Some("tool"))
-        .filter_map(|(i, m)| match &m.tool_call_id {
-            Some(Value::String(id)) => Some((i, id.clone())),
-            _ => None,
-        })
-        .collect();
+        .zip(pair(&turns))
+        .filter(|(t, _)| matches!(t, Turn::Call(_)))
+        .map(|(_, a)| a.map(|a| owner[a.reply]))
+        .collect::<Vec<_>>()
+        .into_iter();
     let tool_messages = s
         .messages
         .iter()
         .filter(|m| m.role.as_deref() == Some("tool"))
         .count() as u64;
-    let mut replies = Replies::new(tool_ids.iter().map(|(i, id)| (*i, id.as_str())));
 
     let mut steps = Vec::new();
     let mut call_ids: HashSet<String> = HashSet::new();
     let (mut answered, mut ran_per_events, mut unanswered) = (0u64, 0u64, 0u64);
     let mut last_event = None::<usize>;
-    for (i, message_calls) in calls {
+    for (_, message_calls) in calls {
         for call in message_calls {
             let id = call.id.as_deref();
             if let Some(id) = id {
@@ -370,7 +382,7 @@ pub(crate) fn convert_sample(
             if let Some((at, _)) = event {
                 last_event = Some(last_event.map_or(*at, |l: usize| l.max(*at)));
             }
-            let reply = replies.take(id, i + 1);
+            let reply = replies.next().flatten();
             answered += u64::from(reply.is_some());
             let parse_error = call
                 .parse_error

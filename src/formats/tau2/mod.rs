@@ -34,7 +34,8 @@ mod reader;
 
 pub(crate) use reader::Tau2;
 
-use super::draft::{cost_value, unanswered, unusable_message, Draft, RawStep, Replies, Verdict};
+use super::draft::{cost_value, unanswered, unusable_message, Draft, RawStep, Verdict};
+use super::pairing::pair_messages;
 use super::schema_check::ToolSet;
 use super::tau_bench::arguments;
 use super::{read_object, Id, ImportOptions, SUCCESS_EPS};
@@ -291,23 +292,25 @@ pub(crate) fn read_simulation(bytes: &[u8]) -> Result<Simulation, String> {
 }
 
 fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
-    let mut replies = Replies::new(
-        messages
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.role == "tool")
-            .filter_map(|(i, m)| Some((i, m.id.as_deref()?))),
+    let answers = pair_messages(
+        messages,
+        |m| match m.role.as_str() {
+            "assistant" => m
+                .tool_calls
+                .iter()
+                .flatten()
+                .map(|c| c.id.as_deref())
+                .collect(),
+            _ => Vec::new(),
+        },
+        |m| (m.role == "tool").then_some(m.id.as_deref()),
     );
     let mut out = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
-        if m.role != "assistant" {
-            continue;
-        }
-        for call in m.tool_calls.iter().flatten() {
+    for (m, answers) in messages.iter().zip(answers) {
+        for (call, answer) in m.tool_calls.iter().flatten().zip(answers) {
             if call.requestor.as_deref() == Some("user") {
                 continue;
             }
-            let answer = replies.take(call.id.as_deref(), i);
             let verdict = match answer.map(|j| &messages[j]) {
                 None => unanswered("id", call.id.as_deref()),
                 Some(reply) => {

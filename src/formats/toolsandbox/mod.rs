@@ -48,7 +48,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::draft::{last_line, Draft, RawStep, Replies, Verdict};
+use super::chat::chat_pairing;
+use super::draft::{last_line, Draft, RawStep, Verdict};
+use super::pairing::pair_messages;
 use super::pyrepr::{self, Py};
 use super::read_object;
 use super::scan::{elements, members, skip_ws, value_end, LineCounter, ScanError};
@@ -645,14 +647,16 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
             exception: w.tool_call_exception,
         });
     }
-    let mut replies = Replies::new(
-        rows.iter()
-            .enumerate()
-            .filter(|(_, r)| r.kind == RowKind::Reply)
-            .filter_map(|(i, r)| Some((i, r.id.as_deref()?))),
+    let answers = pair_messages(
+        &rows,
+        |r| match r.kind {
+            RowKind::Call => vec![r.id.as_deref()],
+            _ => Vec::new(),
+        },
+        |r| (r.kind == RowKind::Reply).then_some(r.id.as_deref()),
     );
     let mut calls = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
+    for (r, answers) in rows.iter().zip(answers) {
         if r.kind != RowKind::Call {
             continue;
         }
@@ -660,7 +664,7 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
             .content
             .as_deref()
             .and_then(|c| parse_code(c, r.id.as_deref()));
-        let reply = match replies.take(r.id.as_deref(), i) {
+        let reply = match answers.first().copied().flatten() {
             None => Reply::Missing,
             Some(j) => match &rows[j].exception {
                 None => Reply::Executed,
@@ -775,22 +779,13 @@ pub(crate) fn read_conversation(bytes: &[u8]) -> Result<Trajectory, Located> {
 }
 
 fn conversation_calls(messages: &[WireMessage]) -> Trajectory {
-    let mut replies = Replies::new(
-        messages
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.role == "tool")
-            .filter_map(|(i, m)| Some((i, m.tool_call_id.as_deref()?))),
-    );
+    let answers = chat_pairing(messages);
     let mut calls = Vec::new();
     let mut last_unanswered = false;
-    for (i, m) in messages.iter().enumerate() {
-        if m.role != "assistant" {
-            continue;
-        }
+    for (i, (m, answers)) in messages.iter().zip(answers).enumerate() {
         let is_last = i + 1 == messages.len();
-        for c in m.tool_calls.iter().flatten() {
-            let reply = match replies.take(c.id.as_deref(), i) {
+        for (c, answer) in m.tool_calls.iter().flatten().zip(answers) {
+            let reply = match answer {
                 None => {
                     last_unanswered |= is_last;
                     Reply::Missing
