@@ -163,6 +163,47 @@ fn benchmarks(root: &Path) -> Vec<(&'static str, Vec<Failure>)> {
     ]
 }
 
+/// Message transcripts (`generic/`): their coverage is reported, not held to 90% — rules are
+/// added only where the files show what a message means.
+fn transcripts(root: &Path) -> Vec<(&'static str, Vec<Failure>)> {
+    let generic = root.join("generic");
+    let files = |dir: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![generic.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
+                    out.push(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+                }
+            }
+        }
+        out.sort();
+        out
+    };
+    let read = |dir: &str| {
+        let rels = files(dir);
+        let rels: Vec<&str> = rels.iter().map(String::as_str).collect();
+        through_importers(root, &rels)
+    };
+    vec![
+        (
+            "Transcripts: Toolathlon (claude-4.5-sonnet, deepseek-v3.2-exp)",
+            read("WaitHZ+toolathlon-traj-website"),
+        ),
+        (
+            "Transcripts: AgentDojo-style (gpt-5.6-luna)",
+            read("Liu-Ruotian+agentdojo-luna-trajectories"),
+        ),
+        (
+            "Transcripts: SGLang export of a tau2 airline run (gpt-4o)",
+            read("jibf+agent_hard_benchmark"),
+        ),
+    ]
+}
+
 const ORDER: [&str; 7] = [
     "schema",
     "dependency",
@@ -220,9 +261,10 @@ Every example below was read against the definitions in metrics.md. Agreed witho
 the schema examples (unknown keyword arguments, unparsable calls, values a validator rejects —
 `Invalid departure airport code: Los Angeles` is a city where a code belongs), the precondition
 examples (doors locked, brake pressed, logged in, Wi-Fi / cellular / location on, not in low
-battery mode, a line suspended before resuming, an order delivered before an exchange), and the
-state examples (payments that do not add up to the price, seats, gift-card balance, tank
-capacity). Judgement calls, each stated in its rule's rationale:
+battery mode, a line suspended before resuming, an order delivered before an exchange, and —
+as metrics.md now spells out — payments that do not add up to the price, seats, gift-card
+balance, tank capacity, a sandbox refusing a command), and the state examples (an update
+already applied). Judgement calls, each stated in its rule's rationale:
 
 - `dependency.missing_reference` (`Order not found`, `payment method not found`, BFCL's
   `No such file or directory`): the log holds neither the tools' outputs nor the user's turns,
@@ -251,7 +293,10 @@ fn document(benchmarks: &[(&str, Vec<Failure>)]) -> String {
          in `../shared/data/released-runs` (third-party files, not in this repository), with the \
          built-in rules of `src/label/builtin.rs`; [metrics.md](metrics.md#first-failure-labels) \
          explains the labels and the rules. Coverage = first failures that are the agent's (all \
-         but `environment`) labelled with one of the paper's five.\n\n\
+         but `environment`) labelled with one of the paper's five; the benchmarks' own formats are \
+         held to 90% by the test, message transcripts (their failures are free text from many \
+         tools) are reported as they are: rules are added only where the files show what a \
+         message means.\n\n\
          | benchmark | first failures | environment | agent's | labelled (five) | coverage |\n\
          |---|---:|---:|---:|---:|---:|\n",
     );
@@ -349,6 +394,15 @@ fn released_runs_label_coverage() {
         }
     }
     assert!(low.is_empty(), "coverage under 90%: {low:?}");
+    let mut benchmarks = benchmarks;
+    for (name, failures) in transcripts(&root) {
+        let (agent, five) = coverage(&failures);
+        println!(
+            "{name}: {} first failures, {agent} the agent's, {five} labelled",
+            failures.len()
+        );
+        benchmarks.push((name, failures));
+    }
     let doc = document(&benchmarks);
     if std::env::var_os("UPDATE_LABEL_DOC").is_some_and(|v| v == "1") {
         std::fs::write(DOC, &doc).unwrap();

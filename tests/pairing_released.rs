@@ -1,6 +1,6 @@
 //! One pairing of calls with replies (`formats::pairing`) for every reader: `convert` of each
 //! shared released-runs folder (tau-bench, tau2, BFCL, Inspect, ToolSandbox; never committed
-//! here) is byte-identical to what it was before the readers shared it — the SHA-256 and line
+//! here), without the built-in label rules, is byte-identical to what it was before the readers shared it — the SHA-256 and line
 //! count recorded in `tests/golden/released-convert.sha256`. Skipped (passing) when the shared
 //! folder is absent.
 
@@ -24,7 +24,11 @@ fn convert_of_every_released_run_is_unchanged() {
         let [folder, hash, lines] = line.split(' ').collect::<Vec<_>>()[..] else {
             panic!("bad line {line:?}");
         };
-        let (text, _) = convert_inputs(&[], vec![Input::Path(root.join(folder))]).unwrap();
+        let (text, _) = convert_inputs(
+            &["--no-builtin-labels".into()],
+            vec![Input::Path(root.join(folder))],
+        )
+        .unwrap();
         let mut bytes = text.into_bytes();
         // `convert -o FILE` ends the last line.
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {

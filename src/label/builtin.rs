@@ -1,11 +1,13 @@
 //! The built-in labelling rules: one table, read by [`super::Labeller`].
 //!
-//! The labels follow the paper's definitions of an executable action (§2): the tool is exposed
-//! and its arguments fit its schema and validators (**schema**); every referenced intermediate
-//! value — an id, a path — exists and is current (**dependency**); every explicit precondition
-//! holds in the state before the action — a mode, a status, a login (**precondition**); the
-//! environment accepts the transition from its current state — amounts, capacities, "already"
-//! (**state**); the information the action needs was available to the agent (**information**).
+//! The labels follow the paper's definitions of an executable action (§2), as
+//! `shared/spec/metrics.md` spells them out: the tool is exposed and its arguments fit its
+//! schema and validators (**schema**); every referenced intermediate value — an id, a path —
+//! exists and is current (**dependency**); every explicit precondition holds in the state before
+//! the action — a mode, a status, a login, a permission, a balance, seat count or capacity that
+//! suffices, amounts that add up (**precondition**); the action assumes the current state, not
+//! one before or after it — "already", an entity no longer available (**state**); the
+//! information the action needs was available to the agent (**information**).
 //! Faults of the environment itself are **environment**, kept apart from the five.
 //!
 //! When several rules match, the verdict decides (environment, then the tie-break order), then
@@ -82,7 +84,7 @@ pub const RULES: &[Row] = &[
     },
     // Schema: the tool is not exposed, or the arguments do not bind or fail a validator.
     row("schema.unknown_tool", "schema",
-        r"unknown (action|tool|function)|no such (tool|function)|\b(tool|function) '?[\w.]*'? (does not exist|not found|is not available)|not a valid (tool|function)|invalid (tool|function) name",
+        r"unknown (action|tool|function)|no such (tool|function)|\b(tool|function) '?[\w.-]*'? (does not exist|not found|is not available)|not a valid (tool|function)|invalid (tool|function) name",
         "the called tool is not one the agent was given"),
     row("schema.signature", "schema",
         r"unexpected keyword argument|missing \d+ required (positional |keyword-only )?arguments?|takes \d+ positional arguments? but \d+ (were|was) given|got multiple values for (keyword )?argument|missing required (argument|parameter)",
@@ -148,20 +150,20 @@ pub const RULES: &[Row] = &[
         r"must be (suspended|active|delivered|pending|processed|paid|activated)\b|non-(delivered|pending|active|suspended)\b.{0,40}cannot|cannot be (cancelled|canceled|modified|exchanged|returned|resumed|refunded)|is not (pending|delivered|active|suspended|eligible)|not eligible for",
         "the object is not in the status the action requires (e.g. an order must be delivered to exchange it)"),
     row("precondition.permission", "precondition",
-        r"PermissionError|permission denied|not allowed to|is not permitted to",
-        "the environment does not permit the action in its current state"),
-    // State: the environment does not accept the transition from its current state.
-    row("state.amounts", "state",
+        r"PermissionError|permission denied|not allowed to|is not permitted to|\bis not allowed\b|security violation",
+        "the environment does not permit the action in its current state (a permission the action needs is missing: a sandbox refusing a command is one)"),
+    row("precondition.amounts", "precondition",
         r"does not add up|(do|does) not match (the )?(total|price|amount|balance)",
-        "the amounts in the call disagree with the totals the current state implies"),
-    row("state.insufficient", "state",
-        r"not enough (balance|funds|seats|money|credit|points|stock|inventory|capacity|fuel)|insufficient (balance|funds|seats|credit|stock)|balance is not enough|above the (tank )?capacity|exceeds? the (available )?(balance|capacity|limit)",
-        "the request exceeds what the current state holds (balance, seats, capacity)"),
+        "the amounts in the call do not add up to what the tool requires (metrics.md: amounts that do not add up are a precondition)"),
+    row("precondition.insufficient", "precondition",
+        r"not enough (balance|funds|seats|money|credit|points|stock|inventory|capacity|fuel)|insufficient (balance|funds|seats|credit|stock)|balance is not enough|above the (tank )?capacity|exceeds? the (available )?(balance|capacity|limit)|sold out|fully booked",
+        "a balance, seat count, capacity or quota the action needs is insufficient in the current state (metrics.md: a precondition)"),
+    // State: the environment does not accept the transition from its current state.
     row("state.already", "state",
         r"\balready\b|duplicate",
         "the action would repeat a change the current state already has"),
     row("state.unavailable", "state",
-        r"not available on date|(no longer|not) available\b|sold out|fully booked",
+        r"not available on date|(no longer|not) available\b",
         "the requested object is not available in the current state"),
     // Information: the agent lacked the information the action needed.
     Row {
@@ -175,6 +177,12 @@ pub const RULES: &[Row] = &[
         reference: None,
         rationale: "a lookup with the agent's keys (name, email, zip) found nothing: the agent's information did not identify the record",
     },
+    row("information.nothing_for_keys", "information",
+        r"\bno .{1,80} (is|are) available for\b|\bno .{1,80} matches the supplied\b",
+        "the environment holds nothing for the values the agent supplied (AgentDojo-style `No … record is available for booking_id 'current'`): the agent acted on values it did not have"),
+    row("information.contradicts_source", "information",
+        r"does not match the .{0,80}(source|evidence)|must identify .{0,80}from the opened",
+        "the value the agent supplied disagrees with the source it was to read (or had not opened): it acted on information it did not have"),
     row("information.no_match", "information",
         r"no available \w+|no (results|matches) found|NoDataError|nothing (found|matches)",
         "nothing matches the inputs the agent gave: the information it acted on does not identify anything"),
@@ -267,7 +275,11 @@ mod tests {
                 vec![c("t", "ConnectionError: Cellular service is not enabled")],
             ),
             "schema.unknown_tool" => (
-                vec![c("think2", "Unknown action think2"), c("t", "Error: tool 'foo' does not exist")],
+                vec![
+                    c("think2", "Unknown action think2"),
+                    c("t", "Error: tool 'foo' does not exist"),
+                    c("google-cloud-logging_list_log_buckets", "Tool google-cloud-logging_list_log_buckets not found in agent Assistant"),
+                ],
                 vec![c("get_order", "Error: Order not found")],
             ),
             "schema.signature" => (
@@ -355,14 +367,17 @@ mod tests {
                 vec![c("t", "Error: status unknown")],
             ),
             "precondition.permission" => (
-                vec![c("t", "PermissionError: operation requires admin")],
+                vec![
+                    c("t", "PermissionError: operation requires admin"),
+                    c("run_command", "Security violation: Command 'kind' is not allowed"),
+                ],
                 vec![c("t", "Error: permissions listed")],
             ),
-            "state.amounts" => (
+            "precondition.amounts" => (
                 vec![c("book_reservation", "Error: payment amount does not add up, total price is 305, but paid 255")],
                 vec![c("t", "Error: amount added")],
             ),
-            "state.insufficient" => (
+            "precondition.insufficient" => (
                 vec![
                     c("update_reservation_flights", "Error: not enough seats on flight HAT290"),
                     c("update_reservation_flights", "Error: gift card balance is not enough"),
@@ -384,6 +399,20 @@ mod tests {
                     c("get_user_id", "{\"error\": \"User 'John Levy' not found in the workspace.\"}"),
                 ],
                 vec![c("get_order_details", "Error: Order not found")],
+            ),
+            "information.nothing_for_keys" => (
+                vec![
+                    c("get_assistance_phase", "ValueError: No assistance phase record is available for booking_id 'current'."),
+                    c("validate", "ValueError: No passport_destination_validations record matches the supplied evidence chain"),
+                ],
+                vec![c("t", "Error: flight HAT030 not available on date 2024-05-13")],
+            ),
+            "information.contradicts_source" => (
+                vec![
+                    c("submit", "ValueError: The supplied excluded_destination_type does not match the supported evidence category. Review the opened official source"),
+                    c("submit", "ValueError: arrangement_rule_section must identify the relevant section heading from the opened official PG&E page."),
+                ],
+                vec![c("t", "Error: payment amount does not match the total")],
             ),
             "information.no_match" => (
                 vec![

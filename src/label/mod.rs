@@ -23,7 +23,7 @@
 //!     ..Facts::default()
 //! };
 //! let rule = labeller.decide(&facts).unwrap();
-//! assert_eq!(rule.verdict.as_str(), "state");
+//! assert_eq!(rule.verdict.as_str(), "precondition");
 //! ```
 
 pub mod builtin;
@@ -494,7 +494,7 @@ mod tests {
         // Without the user rule, the built-in table answers.
         assert_eq!(
             Labeller::builtin().decide(&f).unwrap().verdict.as_str(),
-            "state"
+            "precondition"
         );
     }
 
