@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl toolsandbox schema_check report inspect)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl toolsandbox schema_check report inspect transcript)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
@@ -26,6 +26,9 @@ seeds() { # target → fuzz/seeds/<target>
       head -n 40 static/examples/synthetic-grid.jsonl > "$d/grid-head.jsonl"
       cp tests/hostile/*.jsonl "$d"/ 2>/dev/null || true ;;
     tau_bench) cp "$FX"/tau-bench/*.json "$d"/ ;;
+    transcript)
+      cp "$FX"/transcript/* "$d"/
+      { cat "$FX"/transcript/openai-chat.json; printf '%s' "$SEP"; cat "$FX"/transcript/positional.jsonl; } > "$d/file-and-jsonl" ;;
     tau2)
       cp "$FX"/tau2/*.json "$d"/
       { cat "$FX"/tau2/dir-run/results.json; printf '%s' "$SEP"
@@ -54,7 +57,7 @@ seeds() { # target → fuzz/seeds/<target>
         printf '%s' "$SEP"
         python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["samples"][0]))' "$FX"/inspect/log.json; } > "$d/header-and-sample" ;;
     report)
-      for s in canonical tau_bench tau2 bfcl toolsandbox inspect; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
+      for s in canonical tau_bench tau2 bfcl toolsandbox inspect transcript; do seeds "$s"; cp fuzz/seeds/"$s"/* "$d"/ 2>/dev/null || true; done
       { cat tests/golden/small.jsonl; printf '%s' "$SEP"; cat "$FX"/tau-bench/*.json; printf '%s' "$SEP"
         cat "$FX"/canonical/tools.jsonl; } > "$d/mixed" ;;
   esac

@@ -299,6 +299,9 @@ pub struct StepView {
     pub executable: bool,
     pub error: Option<String>,
     pub label: Option<String>,
+    /// Which rule rejected the call, where the reader decided by rules (transcripts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reject_source: Option<String>,
     /// This is the first invalid step (depth = FED).
     pub first_error: bool,
     /// Comes after the first invalid step.
@@ -335,6 +338,7 @@ pub fn parse_steps(line: &str) -> Result<Vec<StepView>, String> {
             executable,
             error: s.error.and_then(error_text),
             label: s.label,
+            reject_source: s.reject_source.filter(|_| !executable),
             first_error,
             after_first_error: fed.is_some_and(|f| depth > f),
         });
@@ -362,6 +366,8 @@ struct ViewStep {
     error: Option<serde_json::Value>,
     #[serde(default)]
     label: Option<String>,
+    #[serde(default)]
+    reject_source: Option<String>,
 }
 
 /// JSON text without insignificant whitespace; text `serde_json::Value` cannot hold is kept as

@@ -19,6 +19,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "schema_check" => harness::check_schema,
         "report" => harness::check_report,
         "inspect" => harness::check_inspect,
+        "transcript" => harness::check_transcript,
         other => panic!("no fuzz target {other:?}"),
     }
 }

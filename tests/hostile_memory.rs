@@ -116,6 +116,68 @@ fn big_inputs_take_bounded_memory() {
     );
     drop((summary, context));
 
+    // A 20 MB message transcript (one record, 20,000 messages, 5,000 calls): one record is held
+    // as a JSON tree while its steps are read, never more than one; a JSONL of 10,000 records
+    // is read one line at a time.
+    let transcript = |messages: usize, text: usize| {
+        let long = "z".repeat(text);
+        let mut m = Vec::new();
+        for i in 0..messages {
+            if i % 4 == 0 {
+                m.push(format!(
+                    r#"{{"role":"assistant","tool_calls":[{{"id":"c{i}","function":{{"name":"f","arguments":"{{\"q\":{i}}}"}}}}]}}"#
+                ));
+            } else if i % 4 == 1 {
+                m.push(format!(
+                    r#"{{"role":"tool","tool_call_id":"c{}","content":"{long}"}}"#,
+                    i - 1
+                ));
+            } else {
+                m.push(format!(r#"{{"role":"user","content":"{long}"}}"#));
+            }
+        }
+        format!(
+            r#"{{"task_id":"t","pass":true,"messages":[{}]}}"#,
+            m.join(",")
+        )
+    };
+    let big = transcript(20_000, 1_000);
+    let peak = peak_during(|| {
+        let mut ingest = Ingest::new();
+        let f = ingest.begin_file("big-transcript.json");
+        for chunk in big.as_bytes().chunks(4 << 20) {
+            ingest.push(f, chunk);
+        }
+        ingest.end_file(f);
+        let corpus = ingest.finish();
+        assert_eq!(corpus.rollouts[0].horizon, 5_000);
+    });
+    eprintln!("{} MB transcript: peak {} MB", big.len() / MB, peak / MB);
+    assert!(
+        peak < 4 * big.len() + 16 * MB,
+        "transcript: {} MB",
+        peak / MB
+    );
+    drop(big);
+    let one = transcript(40, 200);
+    let jsonl: String = (0..10_000).map(|_| format!("{one}\n")).collect();
+    let peak = peak_during(|| {
+        let mut ingest = Ingest::new();
+        let f = ingest.begin_file("runs.jsonl");
+        for chunk in jsonl.as_bytes().chunks(4 << 20) {
+            ingest.push(f, chunk);
+        }
+        ingest.end_file(f);
+        assert_eq!(ingest.finish().rollouts.len(), 10_000);
+    });
+    eprintln!(
+        "{} MB transcript JSONL: peak {} MB",
+        jsonl.len() / MB,
+        peak / MB
+    );
+    assert!(peak < 32 * MB, "transcript JSONL: {} MB", peak / MB);
+    drop(jsonl);
+
     // 20,000 conditions at the default 10,000 resamples: the bootstrap that would need 21 GB is
     // not run (the report says so), so memory stays that of scoring.
     let mut text = String::new();

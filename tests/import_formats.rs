@@ -466,3 +466,171 @@ fn rollout_lines_for_a_viewer() {
         assert_eq!(steps.len() as u32, if r.no_tool { 0 } else { r.horizon });
     }
 }
+
+/// The `reject_source` of each step of the canonical lines `convert` writes for `rel`.
+fn reject_sources(rel: &str, options: &ImportOptions) -> Vec<Vec<Option<String>>> {
+    let (name, bytes) = fixture(rel);
+    let mut ingest = Ingest::converting();
+    let f = ingest.begin_file_with(&name, options.clone());
+    ingest.push(f, &bytes);
+    ingest.end_file(f);
+    ingest.end_all();
+    ingest
+        .drain_converted()
+        .iter()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            v["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["reject_source"].as_str().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn some(s: &[Option<&str>]) -> Vec<Option<String>> {
+    s.iter().map(|x| x.map(str::to_string)).collect()
+}
+
+#[test]
+fn transcript_openai_chat_and_its_variants() {
+    let (corpus, summary) = ingest(&["transcript/openai-chat.json"]);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", messages(&corpus));
+    let v = views(&corpus);
+    assert_eq!(
+        (
+            v[0].dataset.as_str(),
+            v[0].model.as_str(),
+            v[0].method.as_str()
+        ),
+        ("transcripts", "gpt-x", "react")
+    );
+    // search, price (replies out of order, by id), book (arguments not JSON), pay (an `error`
+    // on the reply), notify (no reply); the user's own call is not a step.
+    assert_eq!(shapes(&corpus), want(&[("book-1", 5, 3, false)]));
+    assert_eq!(v[0].tool.as_deref(), Some("book"));
+    assert_eq!(v[0].label, Some(Label::Schema));
+    assert!(v[0].error.as_deref().unwrap().contains("not valid JSON"));
+    assert_eq!(summary.files[0].format, Some(Format::Transcript));
+    let mapping = &summary.files[0].mapping;
+    assert_eq!(mapping["success"], "success");
+    assert_eq!(mapping["task"], "task_id");
+    assert_eq!(mapping["method"], "agent");
+    assert_eq!(
+        reject_sources("transcript/openai-chat.json", &ImportOptions::default()),
+        [some(&[
+            None,
+            None,
+            Some("arguments"),
+            Some("flag:error"),
+            Some("unanswered")
+        ])]
+    );
+}
+
+#[test]
+fn transcript_anthropic_blocks() {
+    let (corpus, _) = ingest(&["transcript/anthropic.jsonl"]);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", messages(&corpus));
+    // a-1: read, write (is_error: permission denied), write again; a-2: no tool call, failed.
+    assert_eq!(
+        shapes(&corpus),
+        want(&[("a-1", 3, 2, true), ("a-2", 1, 1, false)])
+    );
+    let v = views(&corpus);
+    assert_eq!(
+        v[0].error.as_deref(),
+        Some("permission denied: /etc/app.cfg")
+    );
+    assert_eq!(v[0].label, Some(Label::Precondition));
+    assert_eq!(v[1].label, Some(Label::Information));
+    assert_eq!(
+        reject_sources("transcript/anthropic.jsonl", &ImportOptions::default()),
+        [some(&[None, Some("flag:is_error"), None]), vec![]]
+    );
+}
+
+#[test]
+fn transcript_responses_items_and_the_threshold() {
+    let (corpus, summary) = ingest(&["transcript/responses.json"]);
+    assert!(corpus.diagnostics.is_empty(), "{:?}", messages(&corpus));
+    // r-1: lookup ("Tool lookup not found"), search (an MCP result, isError false); reward 1.
+    // r-2: search (a block flagged isError); reward 0.5 < 1.
+    assert_eq!(
+        shapes(&corpus),
+        want(&[("r-1", 2, 1, true), ("r-2", 1, 1, false)])
+    );
+    assert_eq!(summary.files[0].mapping["success"], "reward ≥ 1");
+    assert_eq!(
+        reject_sources("transcript/responses.json", &ImportOptions::default()),
+        [
+            some(&[Some("text:unknown-tool"), None]),
+            some(&[Some("flag:mcp")])
+        ]
+    );
+    let mut half = ImportOptions::default();
+    half.transcript.fields.set("threshold=0.5").unwrap();
+    let files = vec![fixture("transcript/responses.json")];
+    let (corpus, _) = ingest_with(&files, &half, usize::MAX);
+    assert_eq!(
+        shapes(&corpus),
+        want(&[("r-1", 2, 1, true), ("r-2", 1, 1, true)])
+    );
+    // Text rules off: only the flag rejects.
+    let mut off = ImportOptions::default();
+    off.transcript.reject.text_rules = false;
+    let (corpus, _) = ingest_with(&files, &off, usize::MAX);
+    assert_eq!(
+        shapes(&corpus),
+        want(&[("r-1", 2, 3, true), ("r-2", 1, 1, false)])
+    );
+}
+
+#[test]
+fn transcript_positional_replies_and_a_null_outcome() {
+    let (corpus, summary) = ingest(&["transcript/positional.jsonl"]);
+    // get, set ("Error: locked", its reply matched by position); the second record's reward is
+    // null: not scored, counted.
+    assert_eq!(shapes(&corpus), want(&[("7", 2, 2, false)]));
+    let v = views(&corpus);
+    assert_eq!(
+        (v[0].dataset.as_str(), v[0].model.as_str()),
+        ("bench", "org/m")
+    );
+    assert!(has_message(&corpus, &["paired with the calls by position"]));
+    assert_eq!(
+        summary.files[0].excluded["outcome field eval_result.overall_reward is null"],
+        1
+    );
+    // Another success field, as `--field success=meta.is_correct` sets it.
+    let mut by_flag = ImportOptions::default();
+    by_flag
+        .transcript
+        .fields
+        .set("success=meta.is_correct")
+        .unwrap();
+    let (corpus, _) = ingest_with(&[fixture("transcript/positional.jsonl")], &by_flag, 7);
+    assert_eq!(
+        shapes(&corpus),
+        want(&[("7", 2, 2, true), ("8", 1, 1, false)])
+    );
+}
+
+#[test]
+fn transcripts_read_the_same_in_any_chunks() {
+    for rel in [
+        "transcript/openai-chat.json",
+        "transcript/anthropic.jsonl",
+        "transcript/responses.json",
+        "transcript/positional.jsonl",
+    ] {
+        let files = vec![fixture(rel)];
+        let whole = ingest_with(&files, &ImportOptions::default(), usize::MAX).0;
+        for chunk in [1, 7, 64] {
+            let cut = ingest_with(&files, &ImportOptions::default(), chunk).0;
+            assert_eq!(views(&cut), views(&whole), "{rel} in chunks of {chunk}");
+        }
+    }
+}

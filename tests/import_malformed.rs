@@ -262,3 +262,46 @@ fn arbitrary_cuts_never_panic_and_keep_a_prefix() {
         }
     }
 }
+
+#[test]
+fn transcripts_that_break_say_what_and_where() {
+    // Line 2 names no outcome; line 3 is not JSON; line 4 has no messages; line 5's outcome is
+    // a string; lines 1 and 6 are read.
+    let text = [
+        r#"{"task_id": "1", "pass": true, "messages": []}"#,
+        r#"{"task_id": "2", "messages": [{"role": "assistant", "content": "hi"}]}"#,
+        r#"{"task_id": "3", "pass": true, "messages": [}"#,
+        r#"{"task_id": "4", "pass": true, "messages": "none"}"#,
+        r#"{"task_id": "5", "pass": "yes", "messages": []}"#,
+        r#"{"task_id": "6", "pass": false, "messages": []}"#,
+    ]
+    .join("\n");
+    let corpus = read(vec![("runs.jsonl".into(), text.into_bytes())]);
+    let tasks: Vec<String> = corpus
+        .rollouts
+        .iter()
+        .map(|r| corpus.task_name(r.task).to_string())
+        .collect();
+    assert_eq!(tasks, ["1", "6"]);
+    let m = messages(&corpus);
+    assert!(
+        m.iter()
+            .any(|d| d.starts_with("2: ") && d.contains("looked for success, pass")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter()
+            .any(|d| d.starts_with("3: ") && d.contains("not JSON")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter()
+            .any(|d| d.starts_with("4: ") && d.contains("no list of messages")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter()
+            .any(|d| d.starts_with("5: ") && d.contains("must be a boolean or a number")),
+        "{m:?}"
+    );
+}

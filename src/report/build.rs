@@ -404,7 +404,12 @@ fn assemble(
         inputs: corpus
             .files
             .iter()
-            .map(|f| InputOut {
+            .enumerate()
+            .map(|(i, f)| InputOut {
+                mapping: imports
+                    .and_then(|s| s.files.get(i))
+                    .map(|f| f.mapping.clone())
+                    .unwrap_or_default(),
                 file: f.name.clone(),
                 bytes: f.bytes,
                 lines: f.lines,

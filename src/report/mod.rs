@@ -435,6 +435,10 @@ pub struct InputOut {
     /// The earlier input with the same bytes; this one was not counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<String>,
+    /// Message transcripts: where each field (success, task, model, method, dataset) came from
+    /// (`formats::transcript::mapping`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub mapping: std::collections::BTreeMap<String, String>,
 }
 
 impl Report {

@@ -86,6 +86,9 @@ pub struct Session {
     pub labels: RwSignal<crate::label::LabelSettings>,
     /// What to do with crashed rollouts, for every file (the CLI's `--crashed`).
     pub crashed: RwSignal<crate::formats::CrashPolicy>,
+    /// Message transcripts: the field mapping and reject rules for every file (the CLI's
+    /// `--field`, `--reject-rules`); a file's own options can change them for that file.
+    pub transcript: RwSignal<crate::formats::transcript::Options>,
     results: Results,
     bridge: StoredValue<Bridge, LocalStorage>,
 }
@@ -198,6 +201,7 @@ impl Session {
             schema_checks: RwSignal::new(true),
             labels: RwSignal::new(crate::label::LabelSettings::default()),
             crashed: RwSignal::new(crate::formats::CrashPolicy::default()),
+            transcript: RwSignal::new(crate::formats::transcript::Options::default()),
             results,
             bridge: StoredValue::new_local(Bridge {
                 worker: None,
@@ -303,6 +307,7 @@ impl Session {
             schema_checks: self.schema_checks.get_untracked(),
             labels: self.labels.get_untracked(),
             crashed: self.crashed.get_untracked(),
+            transcript: self.transcript.get_untracked(),
             ..Default::default()
         };
         let count = files.len();
@@ -395,6 +400,19 @@ impl Session {
         self.files
             .update(|f| f.iter_mut().for_each(|e| e.options.crashed = policy));
         self.crashed.set(policy);
+        self.recompute();
+    }
+
+    /// Sets the transcript field mapping and reject rules of every file and recomputes.
+    pub fn set_transcript(&self, options: crate::formats::transcript::Options) {
+        if self.transcript.get_untracked() == options {
+            return;
+        }
+        self.files.update(|f| {
+            f.iter_mut()
+                .for_each(|e| e.options.transcript = options.clone())
+        });
+        self.transcript.set(options);
         self.recompute();
     }
 

@@ -115,6 +115,33 @@ pub fn check_tau_bench(data: &[u8]) {
     assert_consistent(&corpus);
 }
 
+/// The message-transcript reader: one record per file (named `<model>_<task>.json`, so the
+/// file-name mapping is exercised), an array of records, JSONL — the three API shapes, pairing
+/// by id and by position, the field mapping, the reject rules; and re-reading each rollout for
+/// the viewer.
+pub fn check_transcript(data: &[u8]) {
+    let files = named(data, &["model-a_task-1.json", "runs/export.jsonl"]);
+    let (corpus, summary) = ingest_both_ways(&files, true);
+    assert_consistent(&corpus);
+    // The viewer's re-reading of each rollout gives its steps: T of them, or none for a
+    // rollout without tool calls (one terminal no-tool action).
+    for (i, r) in corpus.rollouts.iter().enumerate() {
+        let bytes = files[r.source.file as usize].1;
+        let at = r.source.offset as usize;
+        let slice = &bytes[at..at + r.source.len as usize];
+        let line = summary
+            .rollout_line(&corpus, i, slice)
+            .expect("a rollout read once is read again");
+        let steps = parse_steps(&line).expect("a re-read rollout parses");
+        assert!(
+            steps.len() as u32 == r.horizon || (steps.is_empty() && r.horizon == 1),
+            "re-read {} steps of a rollout with T = {}",
+            steps.len(),
+            r.horizon
+        );
+    }
+}
+
 /// The tau2 importer in all its forms: a `Results` object, a bare simulations array, and the
 /// directory form (a `results.json` plus simulation files, resolved across files).
 pub fn check_tau2(data: &[u8]) {

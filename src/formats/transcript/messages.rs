@@ -59,7 +59,7 @@ pub(crate) struct Walk {
 }
 
 /// The steps of a list of messages (or Responses items).
-pub(crate) fn walk(messages: &[Value], rules: &TextRules) -> Walk {
+pub(crate) fn walk(messages: &[&Value], rules: &TextRules) -> Walk {
     let mut shape = None;
     let mut events = Vec::new();
     for m in messages {
@@ -348,7 +348,8 @@ mod tests {
 
     fn run(messages: Value) -> Walk {
         let rules = TextRules::new(&RejectSettings::default());
-        walk(messages.as_array().unwrap(), &rules)
+        let list: Vec<&Value> = messages.as_array().unwrap().iter().collect();
+        walk(&list, &rules)
     }
 
     fn sources(w: &Walk) -> Vec<Option<&str>> {

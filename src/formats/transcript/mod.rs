@@ -131,20 +131,30 @@ impl FileContext {
 }
 
 impl Transcript {
-    fn state(&mut self, out: &Sink<'_>, file: usize) -> &mut FileState {
-        let options = &out.options(file).transcript;
-        let rules = self
-            .rules
-            .entry(options.reject.clone())
-            .or_insert_with(|| Arc::new(TextRules::new(&options.reject)))
-            .clone();
-        self.files.entry(file).or_insert_with(|| FileState {
-            ctx: Arc::new(FileContext::new(out.name(file), options, rules)),
-            detected: Detected::default(),
-            records: 0,
-            warned_positional: false,
-            first: None,
-        })
+    fn state(&mut self, out: &mut Sink<'_>, file: usize) -> &mut FileState {
+        if !self.files.contains_key(&file) {
+            let options = &out.options(file).transcript;
+            let rules = self
+                .rules
+                .entry(options.reject.clone())
+                .or_insert_with(|| Arc::new(TextRules::new(&options.reject)))
+                .clone();
+            let ctx = Arc::new(FileContext::new(out.name(file), options, rules.clone()));
+            for problem in &rules.problems {
+                out.warn(file, None, problem.clone());
+            }
+            self.files.insert(
+                file,
+                FileState {
+                    ctx,
+                    detected: Detected::default(),
+                    records: 0,
+                    warned_positional: false,
+                    first: None,
+                },
+            );
+        }
+        self.files.get_mut(&file).expect("inserted above")
     }
 
     /// One record of file `file` at `source`; `several` when the file holds more than one.
@@ -235,13 +245,13 @@ struct Converted {
 
 /// The list of messages: the first of [`MESSAGE_KEYS`] holding an array (`input` followed by
 /// `output`).
-fn message_list(record: &Value) -> Option<Vec<Value>> {
+fn message_list(record: &Value) -> Option<Vec<&Value>> {
     for key in MESSAGE_KEYS {
         if let Some(Value::Array(items)) = record.get(key) {
-            let mut list = items.clone();
+            let mut list: Vec<&Value> = items.iter().collect();
             if key == "input" {
                 if let Some(Value::Array(more)) = record.get("output") {
-                    list.extend(more.iter().cloned());
+                    list.extend(more.iter());
                 }
             }
             return Some(list);

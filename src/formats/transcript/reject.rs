@@ -84,21 +84,29 @@ fn compile(pattern: &str) -> Result<Regex, String> {
 /// Compiled text rules.
 pub(crate) struct TextRules {
     rules: Vec<(String, Regex)>,
+    /// Rules that did not compile (left out), each with the reason: said once per file.
+    pub problems: Vec<String>,
 }
 
 impl TextRules {
-    /// Rules that failed to compile are left out (the CLI and the app check them first).
     pub fn new(settings: &RejectSettings) -> TextRules {
+        let mut out = TextRules {
+            rules: Vec::new(),
+            problems: Vec::new(),
+        };
         if !settings.text_rules {
-            return TextRules { rules: Vec::new() };
+            return out;
         }
-        let specs = settings.rules.clone().unwrap_or_else(builtin_rules);
-        TextRules {
-            rules: specs
-                .into_iter()
-                .filter_map(|r| Some((r.id, compile(&r.pattern).ok()?)))
-                .collect(),
+        for r in settings.rules.clone().unwrap_or_else(builtin_rules) {
+            match compile(&r.pattern) {
+                Ok(re) => out.rules.push((r.id, re)),
+                Err(e) => out.problems.push(format!(
+                    "reject rule {:?} is left out: its pattern does not compile ({e})",
+                    r.id
+                )),
+            }
         }
+        out
     }
 
     /// The id of the first rule the text matches.

@@ -204,6 +204,18 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
                 |o, v| o.inspect.keep_errored = v,
             )}
             </fieldset>
+            <fieldset class="stack transcript-options">
+                <legend>"Message transcripts: fields (empty = detected)"</legend>
+                {super::transcripts::mapping_inputs(
+                    "file-field",
+                    move || current().transcript.fields,
+                    move |fields| {
+                        let mut o = current();
+                        o.transcript.fields = fields;
+                        apply(o);
+                    },
+                )}
+            </fieldset>
             <fieldset class="stack">
                 <legend>"ToolSandbox run (set on its result_summary.json)"</legend>
                 <label class="stack">
@@ -459,6 +471,18 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
                         view! {
                             <p class="notice" data-testid="file-repeats">
                                 {format!("same bytes as {original}: already loaded, not counted again")}
+                            </p>
+                        }
+                    })
+            }}
+            {move || {
+                input_of(session, id)
+                    .map(|i| i.mapping)
+                    .filter(|m| !m.is_empty())
+                    .map(|m| {
+                        view! {
+                            <p class="hint" data-testid="file-mapping">
+                                {format!("Read as a transcript: {}", super::transcripts::mapping_text(&m))}
                             </p>
                         }
                     })

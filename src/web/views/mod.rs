@@ -14,6 +14,7 @@ pub mod progress;
 pub mod rollouts;
 pub mod settings;
 pub mod table;
+pub mod transcripts;
 
 use std::sync::Arc;
 

@@ -244,6 +244,7 @@ pub(super) fn step_list(steps: Vec<StepView>) -> AnyView {
                     {s.first_error.then(|| view! { <span class="tag">"first rejected step"</span> })}
                     {s.after_first_error.then(|| view! { <span class="tag muted">"after first error"</span> })}
                     {s.label.clone().map(|l| view! { <span class="tag">{l}</span> })}
+                    {s.reject_source.clone().map(|r| view! { <span class="tag muted" data-testid="step-reject-source" title="the rule that rejected the call">{format!("rejected by {r}")}</span> })}
                     {s.error.clone().map(|e| view! { <div class="error-text">{e}</div> })}
                 </li>
             }

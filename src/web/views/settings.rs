@@ -142,6 +142,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 />
             </div>
             <LabelRules/>
+            <super::transcripts::TranscriptSettings/>
         </section>
     }
 }
