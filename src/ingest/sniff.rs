@@ -7,8 +7,9 @@
 //!
 //! Detection looks at the first bytes only, so canonical JSONL keeps streaming line by line:
 //! - the first non-blank byte is `[` and the first line is not a complete array by itself, or
-//!   the first line is a lone `{` (pretty-printed) → a **whole JSON document**, buffered and
-//!   classified by `classify_document` when the file ends;
+//!   the first line is a lone `{` (pretty-printed), or an object that its first line leaves open
+//!   and the first 4 KiB continue without a syntax error (wrapped by hand) → a **whole JSON
+//!   document**, buffered and classified by `classify_document` when the file ends;
 //! - otherwise the first line is read as a JSON object and its keys decide: `accuracy` +
 //!   `correct_count` + `total_count` → BFCL score; `id` with `result`, `inference_log` or
 //!   `traceback` → BFCL result; `info`/`simulations`/`traj`/`messages` → a whole document
@@ -101,6 +102,11 @@ pub(crate) fn sniff(head: &[u8], eof: bool, readers: &Readers) -> Sniff {
                         },
                     }
                 }
+                // An object that goes on past its first line (a record wrapped by hand or by a
+                // pretty-printer that keeps a few members per line) is a document when the
+                // probe continues it without a syntax error; a JSONL file whose first line is
+                // merely cut is not (its second line breaks the object).
+                Err(e) if e.is_eof() && continues_object(head) => Sniff::Document,
                 Err(_) => Sniff::Lines {
                     format: Format::Canonical,
                     recognised: false,
@@ -111,6 +117,16 @@ pub(crate) fn sniff(head: &[u8], eof: bool, readers: &Readers) -> Sniff {
             format: Format::Canonical,
             recognised: false,
         },
+    }
+}
+
+/// Whether the first [`PROBE`] bytes (the same bytes however the file is chunked) are the start
+/// of one JSON object: they parse, or end before the object does.
+fn continues_object(head: &[u8]) -> bool {
+    let probe = strip_bom(&head[..head.len().min(PROBE)]);
+    match serde_json::from_slice::<IgnoredAny>(probe) {
+        Ok(_) => true,
+        Err(e) => e.is_eof(),
     }
 }
 
@@ -266,6 +282,22 @@ mod tests {
             );
             assert_eq!(sniff(line.as_bytes(), true), want, "{line} at eof");
         }
+    }
+
+    #[test]
+    fn objects_wrapped_past_their_first_line() {
+        // A record wrapped by hand: a document (a transcript, here).
+        let wrapped = "{\"task_id\": \"t\", \"pass\": true,\n \"messages\": []}\n";
+        assert_eq!(sniff(wrapped.as_bytes(), true), Sniff::Document);
+        assert_eq!(
+            sniff(format!("{wrapped}{}", " ".repeat(5000)).as_bytes(), false),
+            Sniff::Document
+        );
+        // JSONL whose first line was cut: line by line, so the next lines are still read.
+        let cut = "{\"dataset\": \"d\", \"task_id\": 1,\n{\"dataset\": \"d\"}\n";
+        assert_eq!(sniff(cut.as_bytes(), true), FALLBACK);
+        let cut = "{\"dataset\": \"d\", \"task_id\": \"x\n{\"dataset\": \"d\"}\n";
+        assert_eq!(sniff(cut.as_bytes(), true), FALLBACK);
     }
 
     #[test]
