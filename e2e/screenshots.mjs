@@ -4,8 +4,11 @@
 // docs/screenshot-leaderboard.png (main table, leaderboard layout), docs/screenshot-overlay.png
 // (survival curves overlaid) and docs/screenshot-compare.png (paired comparison, side by side);
 // then the whole folder picked at once: docs/screenshot-folder.png (the file list grouped by run,
-// the table with its Crashed column, at 1,280 px).
-// Run: node e2e/screenshots.mjs (after building the app).
+// the table with its Crashed column, at 1,280 px); then the shared message transcripts
+// (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
+// docs/screenshot-transcripts.png (the mappings the files were read with, and the table).
+// Run: node e2e/screenshots.mjs [leaderboard|folder|transcripts] (after building the app; all
+// three without an argument).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +29,9 @@ if (!fs.existsSync(SHARED)) {
   console.log(`skipped: shared data not found at ${SHARED}`);
   process.exit(0);
 }
+const only = process.argv[2];
+const wanted = (part) => !only || only === part;
+if (wanted('leaderboard')) {
 const app = await openApp(null);
 const { page } = app;
 try {
@@ -60,8 +66,10 @@ try {
 } finally {
   await app.close();
 }
+}
 
 // The whole shared folder, picked as one folder (a leaderboard as released), at 1,280 px.
+if (wanted('folder')) {
 const whole = await openApp(null);
 try {
   const p = whole.page;
@@ -74,4 +82,23 @@ try {
   console.log('wrote docs/screenshot-folder.png');
 } finally {
   await whole.close();
+}
+}
+
+// The shared message transcripts picked as one folder, at 1,280 px: the settings' transcript
+// panel (each mapping the files were read with) beside the main table.
+if (wanted('transcripts')) {
+  const tr = await openApp(null);
+  try {
+    const p = tr.page;
+    await p.setViewportSize({ width: 1280, height: 1100 });
+    await setSetting(p, 'settings-bootstrap', 2000);
+    await computeAfter(p, () => p.getByTestId('folder-input').setInputFiles(path.join(SHARED, 'generic')), 240_000);
+    await p.getByTestId('tab-table').click();
+    await p.waitForTimeout(400);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-transcripts.png'), fullPage: true });
+    console.log('wrote docs/screenshot-transcripts.png');
+  } finally {
+    await tr.close();
+  }
 }

@@ -36,9 +36,9 @@ test('transcripts picked as a folder: mappings shown, a changed success field = 
   // The mappings the files were read with, per kind of file.
   const detected = await page.getByTestId('detected-mapping').innerText();
   t.diagnostic(detected);
-  assert.match(detected, /20 files: success ← pass · task ← file name \(<model>_<task>\) · model ← file name \(<model>_<task>\) · method ← default · dataset ← default/);
-  assert.match(detected, /15 files: success ← evaluation\.utility · task ← task_id · model ← pipeline_name/);
-  assert.match(detected, /1 file: success ← eval_result\.overall_reward ≥ 1 · task ← meta\.id · model ← model_path/);
+  assert.match(detected, /20 files:\s*success ← pass\s*task ← file name \(<model>_<task>\)\s*model ← file name \(<model>_<task>\)\s*method ← default\s*dataset ← default/);
+  assert.match(detected, /15 files:\s*success ← evaluation\.utility\s*task ← task_id\s*model ← pipeline_name/);
+  assert.match(detected, /1 file:\s*success ← eval_result\.overall_reward ≥ 1\s*task ← meta\.id\s*model ← model_path/);
   const sglangItem = page.getByTestId('file-item').filter({ hasText: 'output-rs0.jsonl' });
   assert.match(await sglangItem.getByTestId('file-mapping').innerText(), /success ← eval_result\.overall_reward ≥ 1/);
 

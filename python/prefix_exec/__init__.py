@@ -57,13 +57,17 @@ def _flags(options: Dict[str, Any]) -> List[str]:
     """Keyword options as the CLI's flags: ``max_depth="all"`` → ``--max-depth all``,
     ``no_schema_checks=True`` → ``--no-schema-checks``, a list repeats its flag, ``pair=("A", "B")``
     → ``--pair A,B``, ``compare=(model_a, method_a, model_b, method_b)`` → ``--compare`` and four
-    values. Unknown names fail as the CLI fails on an unknown flag."""
+    values, ``fields={"success": "evaluation.utility"}`` → ``--field success=evaluation.utility``.
+    Unknown names fail as the CLI fails on an unknown flag."""
     flags: List[str] = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
         if value is None or value is False:
             continue
-        if value is True:
+        if key == "fields" and isinstance(value, dict):
+            for name, path in value.items():
+                flags += ["--field", f"{name}={path}"]
+        elif value is True:
             flags.append(flag)
         elif key == "pair":
             pairs = [value] if isinstance(value, str) or _is_names(value, 2) else value
@@ -241,7 +245,9 @@ def score(
     report is the same for any number). Other options are the CLI's flags of ``score``, with
     underscores: ``level=0.9``, ``max_depth="all"``, ``pair=("Dual-Loop", "ReAct")``,
     ``compare=(model_a, method_a, model_b, method_b)``, ``exclude_termination=[...]``,
-    ``no_schema_checks=True``, ``label_rules="rules.json"``, ``dataset=…``, ``model=…``, …
+    ``no_schema_checks=True``, ``label_rules="rules.json"``, ``dataset=…``, ``model=…``; for
+    message transcripts ``fields={"success": "evaluation.utility", "threshold": 0.5}`` (the
+    field mapping, ``--field``), ``mapping="fields.json"``, ``reject_rules="rules.json"``, …
 
     Lines that cannot be read are skipped, as by the CLI, and reported as a warning and in
     :attr:`Report.diagnostics`. Raises :class:`PrefixExecError` with the CLI's message when no

@@ -213,8 +213,8 @@ def test_released_runs_are_byte_identical(released, rel):
 
 
 def test_released_runs_without_rollouts_raise_the_cli_s_message(released):
-    # generic/ holds runs of formats prefix-exec does not read: nothing to score.
-    path = released / "generic"
+    # The BFCL data release holds questions and answers, no model's results: nothing to score.
+    path = released / "bfcl" / "gorilla-data-v4-26ad99e"
     with pytest.raises(prefix_exec.PrefixExecError) as e:
         prefix_exec.score(path, bootstrap=0)
     r = wheel_cli("score", str(path), "--bootstrap", "0")
@@ -276,3 +276,32 @@ def test_python_dash_m(tmp_path):
     )
     assert r.returncode == 0
     assert r.stdout == cli_json(str(EXAMPLE), "--bootstrap", "100")
+
+
+TRANSCRIPT = """{"task_id": "t1", "model": "m", "pass": false, "score": 0.5, "messages": [
+ {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": "{}"}}]},
+ {"role": "tool", "tool_call_id": "c1", "content": "Error: nope"}]}
+"""
+
+
+def test_transcripts_with_a_field_mapping(tmp_path):
+    path = tmp_path / "m_t1.json"
+    path.write_text(TRANSCRIPT)
+    detected = prefix_exec.score(path, bootstrap=0)
+    assert detected.conditions[0]["final_success"]["value"] == 0.0
+    assert detected.to_dict()["inputs"][0]["mapping"]["success"] == "pass"
+    mapped = prefix_exec.score(path, bootstrap=0, fields={"success": "score", "threshold": 0.5})
+    assert mapped.conditions[0]["final_success"]["value"] == 1.0
+    expected = cli_json(str(path), "--bootstrap", "0", "--field", "success=score", "--field", "threshold=0.5")
+    assert mapped.to_json().encode() == expected
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_released_transcripts_are_byte_identical(released):
+    path = released / "generic"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    report = prefix_exec.score(path, bootstrap=200, fields={"success": "pass"})
+    assert report.to_json().encode() == cli_json(
+        str(path), "--bootstrap", "200", "--field", "success=pass"
+    )

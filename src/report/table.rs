@@ -343,11 +343,18 @@ pub fn footnote(report: &Report) -> String {
     } else {
         format!("Bootstrap off; RR: Wilson score {level}% interval on RR-Eligible.")
     };
-    let rules: String = report
-        .settings
-        .success_rules
+    // Datasets that share a rule (a folder of one harness's runs, one suite a dataset) are
+    // named together, in report order.
+    let mut grouped: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in &report.settings.success_rules {
+        match grouped.iter_mut().find(|(rule, _)| *rule == r.rule) {
+            Some((_, datasets)) => datasets.push(&r.dataset),
+            None => grouped.push((&r.rule, vec![&r.dataset])),
+        }
+    }
+    let rules: String = grouped
         .iter()
-        .map(|r| format!(" Success on {}: {}.", r.dataset, r.rule))
+        .map(|(rule, datasets)| format!(" Success on {}: {rule}.", datasets.join(", ")))
         .collect();
     format!(
         "{intervals} Marked = block maximum at the displayed precision, ties included; a mark is \

@@ -63,15 +63,15 @@ pub(super) fn mapping_inputs(
         .iter()
         .map(|&name| {
             view! {
-                <label class="stack">
-                    {match name {
-                        "threshold" => "threshold (numeric outcome ≥)",
-                        other => other,
-                    }}
+                <label class="mapping-field" title=match name {
+                    "threshold" => "a numeric outcome succeeds at or above this (default 1)",
+                    _ => "a dotted path into the record, e.g. meta.id; empty: detected",
+                }>
+                    <span>{name}</span>
                     <input
                         type="text"
                         data-testid=format!("{prefix}-{name}")
-                        placeholder="detected"
+                        placeholder=if name == "threshold" { "1" } else { "detected" }
                         prop:value=move || get(&current(), name)
                         on:change=move |e| {
                             let mut next = current();
@@ -94,10 +94,14 @@ pub fn TranscriptSettings() -> impl IntoView {
     let session = expect_context::<Session>();
     // Each distinct mapping the files were read with, and how many files used it.
     let detected = Memo::new(move |_| {
-        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        let mut by: BTreeMap<Vec<(String, String)>, usize> = BTreeMap::new();
         if let Some(report) = session.results().report.get() {
             for input in report.inputs.iter().filter(|i| !i.mapping.is_empty()) {
-                *by.entry(mapping_text(&input.mapping)).or_default() += 1;
+                let fields = FIELDS
+                    .iter()
+                    .filter_map(|f| Some((f.to_string(), input.mapping.get(*f)?.clone())))
+                    .collect();
+                *by.entry(fields).or_default() += 1;
             }
         }
         by.into_iter().collect::<Vec<_>>()
@@ -117,12 +121,15 @@ pub fn TranscriptSettings() -> impl IntoView {
             <ul class="detected-mapping" data-testid="detected-mapping">
                 <For
                     each=move || detected.get()
-                    key=|(text, n)| (text.clone(), *n)
-                    children=move |(text, n)| {
+                    key=|(fields, n)| (fields.clone(), *n)
+                    children=move |(fields, n)| {
                         view! {
                             <li>
-                                <span class="muted">{format!("{n} file{}: ", if n == 1 { "" } else { "s" })}</span>
-                                {text}
+                                <span class="muted">{format!("{n} file{}:", if n == 1 { "" } else { "s" })}</span>
+                                {fields
+                                    .into_iter()
+                                    .map(|(f, from)| view! { <span class="mapping-line">{format!("{f} ← {from}")}</span> })
+                                    .collect_view()}
                             </li>
                         }
                     }
