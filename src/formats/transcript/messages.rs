@@ -200,6 +200,17 @@ fn read_message(m: &Value, events: &mut Vec<Event>, shape: &mut Option<Shape>) {
                 agent: role != "user" && str_of(c, "requestor") != Some("user"),
             }));
         }
+    } else if let Some(f @ Value::Object(_)) = m.get("function_call") {
+        // The legacy function-calling shape: one call a message, answered by a `function`
+        // message without an id (paired by position). Where `tool_calls` repeat it (tau-bench
+        // keeps both), `tool_calls` are read instead.
+        seen(Shape::OpenAiChat);
+        events.push(Event::Call(Call {
+            id: None,
+            tool: str_of(f, "name").map(str::to_string),
+            args: arguments(f.get("arguments")),
+            agent: role != "user",
+        }));
     }
     if let Some(Value::Array(blocks)) = m.get("content") {
         for b in blocks {
@@ -396,6 +407,20 @@ mod tests {
         );
         assert_eq!(w.steps[3].label, Some("schema"));
         assert_eq!(w.steps[4].args, Some(json!({})));
+    }
+
+    #[test]
+    fn legacy_function_calls() {
+        let w = run(json!([
+            {"role": "assistant", "content": null, "function_call": {"name": "f", "arguments": "{\"a\": 1}"}},
+            {"role": "function", "name": "f", "content": "Error: no"},
+            {"role": "assistant", "tool_calls": [{"id": "x", "function": {"name": "g", "arguments": "{}"}}],
+             "function_call": {"name": "g", "arguments": "{}"}},
+            {"role": "tool", "tool_call_id": "x", "content": "ok"}
+        ]));
+        assert_eq!(w.steps.len(), 2);
+        assert_eq!(sources(&w), [Some("text:error-prefix"), None]);
+        assert_eq!(w.positional, 1);
     }
 
     #[test]

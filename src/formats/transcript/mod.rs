@@ -7,7 +7,8 @@
 //!   `items` or `input` holding the list), a JSON array of such records, JSONL with one per
 //!   line, and folders of such files; `input` is followed by `output` when both are lists;
 //! - **steps** = the agent's tool calls in order: assistant `tool_calls` (`{id, function: {name,
-//!   arguments}}`, `{function, args, id}`, `{id, name, arguments}`), Responses
+//!   arguments}}`, `{function, args, id}`, `{id, name, arguments}`; the legacy `function_call`),
+//!   Responses
 //!   `function_call` items, Anthropic `tool_use` blocks. A call whose `requestor` is `"user"`,
 //!   or made in a `user` message, is a user-side call: paired, not a step;
 //! - **replies** (`role: "tool"` messages, `function_call_output` items, `tool_result`
