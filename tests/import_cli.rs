@@ -140,3 +140,56 @@ fn a_lone_bfcl_result_fails_with_a_reason() {
     let o = run(&["score", &input[0], "--bootstrap", "0"]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn transcript_flags_field_mapping_and_reject_rules() {
+    let dir = scratch("import-cli-transcripts");
+    let input = paths(&["transcript/responses.json"]).remove(0);
+    let json = |extra: &[&str]| {
+        let out = dir.join("r.json");
+        let out_s = out.to_string_lossy().into_owned();
+        let mut args = vec!["score", input.as_str(), "--bootstrap", "0", "-q", "--json"];
+        args.push(&out_s);
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        report(&out)
+    };
+    let success = |r: &serde_json::Value| r["conditions"][0]["final_success"]["value"].clone();
+    assert_eq!(success(&json(&[])), 0.5);
+    // --field and a mapping file say the same; the mapping used is in the report.
+    let mapping = dir.join("mapping.json");
+    std::fs::write(&mapping, r#"{"success": "reward", "threshold": 0.5}"#).unwrap();
+    let by_file = json(&["--mapping", &mapping.to_string_lossy()]);
+    let by_flag = json(&["--field", "threshold=0.5"]);
+    assert_eq!(success(&by_file), 1.0);
+    assert_eq!(by_file["conditions"], by_flag["conditions"]);
+    assert_eq!(by_file["inputs"][0]["mapping"]["success"], "reward ≥ 0.5");
+    // Text rules replaced or off: the r-1 lookup ("Tool lookup not found") then executes.
+    let rules = dir.join("rules.json");
+    std::fs::write(&rules, r#"[{"id": "hits", "pattern": "hits$"}]"#).unwrap();
+    let fed = |r: &serde_json::Value| r["conditions"][0]["mean_fed"]["value"].clone();
+    assert_eq!(fed(&json(&[])), 1.0);
+    assert_eq!(
+        fed(&json(&["--reject-rules", &rules.to_string_lossy()])),
+        1.5
+    );
+    assert_eq!(fed(&json(&["--no-reject-text-rules"])), 2.0);
+    // Wrong flags fail with what is wrong.
+    for (args, says) in [
+        (vec!["--field", "colour=x"], "unknown field \"colour\""),
+        (
+            vec!["--field", "threshold=high"],
+            "threshold must be a number",
+        ),
+    ] {
+        let mut all = vec!["score", input.as_str()];
+        all.extend(args);
+        let o = run(&all);
+        assert!(!o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{says}");
+    }
+    std::fs::write(&rules, r#"[{"id": "a", "pattern": "("}]"#).unwrap();
+    let o = run(&["score", &input, "--reject-rules", &rules.to_string_lossy()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("reject rule \"a\""));
+}
