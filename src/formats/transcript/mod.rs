@@ -171,8 +171,8 @@ impl Transcript {
         state.records += 1;
         let ordinal = several.then_some(state.records);
         let ctx = state.ctx.clone();
-        let first = state.records == 1;
-        if first {
+        if state.records == 1 {
+            // The viewer re-reads a rollout with the mapping and rules its file was read with.
             out.set_reread_context(file, ctx.clone());
         }
         let record: Value = match serde_json::from_slice(bytes) {
@@ -451,14 +451,14 @@ impl FormatReader for Transcript {
         self.files.remove(&file);
     }
 
-    fn reread(&self, format: Format, bytes: &[u8], success: bool) -> Result<Draft, String> {
+    /// Without the file's settings: the default mapping and rules.
+    fn reread(&self, _: Format, bytes: &[u8], _success: bool) -> Result<Draft, String> {
         let ctx = FileContext::new(
             "",
             &Options::default(),
             Arc::new(TextRules::new(&RejectSettings::default())),
         );
-        self.reread_with(format, bytes, success, Some(&ctx as &RereadContext))
-            .or_else(|_| reread(bytes, &ctx))
+        reread(bytes, &ctx)
     }
 
     fn reread_with(
