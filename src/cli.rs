@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use crate::formats::ImportOptions;
-use crate::ingest::Ingest;
+use crate::ingest::{Ingest, PreparedFile};
 use crate::label::LabelSettings;
 use crate::report::{build_report_full, table, ConditionRef, Settings};
 use crate::score::MaxDepth;
@@ -494,9 +494,7 @@ fn read_corpus(
     progress: &mut Progress,
 ) -> Result<(crate::rollout::Corpus, crate::formats::ImportSummary)> {
     let mut ingest = Ingest::new();
-    for input in inputs {
-        read_input(&mut ingest, input, options, progress, &mut |_| Ok(()))?;
-    }
+    read_inputs(&mut ingest, inputs, options, progress, &mut |_| Ok(()))?;
     let result = ingest.finish_with_summary();
     progress.done();
     Ok(result)
@@ -552,6 +550,83 @@ fn score(args: ScoreArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Files up to this size are read whole, ahead of the ingest, on the thread pool.
+const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+/// How many files are read ahead of the one being ingested, at most.
+const READ_AHEAD_FILES: usize = 64;
+
+/// Reads `inputs` into `ingest`, in order. With more than one thread, the small files are read
+/// and prepared ([`PreparedFile::new`]: their context-free reading) on the pool, a bounded
+/// window ahead of the file being ingested, while this thread ingests them in input order
+/// (`Ingest::push_prepared_file`): the corpus is the one reading them one by one builds.
+fn read_inputs(
+    ingest: &mut Ingest,
+    inputs: &[Input],
+    options: &ImportOptions,
+    progress: &mut Progress,
+    after_chunk: &mut dyn FnMut(&mut Ingest) -> Result<()>,
+) -> Result<()> {
+    if crate::parallel::threads() < 2 || inputs.len() < 2 {
+        for input in inputs {
+            read_input(ingest, input, options, progress, after_chunk)?;
+        }
+        return Ok(());
+    }
+    let mut result = Ok(());
+    let order: Vec<usize> = (0..inputs.len()).collect();
+    crate::parallel::map_each_ahead(
+        &order,
+        READ_AHEAD_FILES,
+        |&k| (k, read_ahead(&inputs[k])),
+        |(k, prepared)| {
+            let input = &inputs[k];
+            result = match prepared {
+                Some(prepared) => {
+                    let name = input_name(input);
+                    let id = ingest.begin_file_with(&name, options.clone());
+                    ingest.push_prepared_file(id, prepared);
+                    progress.show(&format!(
+                        "reading {name}: {} rollouts",
+                        ingest.rollouts_read()
+                    ));
+                    after_chunk(ingest)
+                }
+                // Large files, archives and files that could not be read ahead (their error is
+                // reported as usual) are read here, in their turn.
+                None => read_input(ingest, input, options, progress, after_chunk),
+            };
+            result.is_ok()
+        },
+    );
+    result
+}
+
+/// The name a file of the input is read under.
+fn input_name(input: &Input) -> String {
+    match input {
+        Input::Path(path) => path.to_string_lossy().into_owned(),
+        Input::Bytes { name, .. } => name.clone(),
+    }
+}
+
+/// A small file of the input read whole and prepared, or `None` (read it in its turn instead).
+fn read_ahead(input: &Input) -> Option<PreparedFile> {
+    let Input::Path(path) = input else {
+        return None;
+    };
+    let mut file = File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > READ_AHEAD_MAX_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(size as usize + 1);
+    file.read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > READ_AHEAD_MAX_BYTES || bytes.starts_with(crate::ingest::ZIP_MAGIC) {
+        return None;
+    }
+    Some(PreparedFile::new(bytes))
 }
 
 /// Reads one input into `ingest`: a file by [`read_file`], bytes in memory as a file of that
@@ -653,11 +728,9 @@ fn convert_into(
         }
         Ok(())
     };
-    for input in files {
-        read_input(&mut ingest, input, options, progress, &mut |ingest| {
-            write_lines(ingest, out)
-        })?;
-    }
+    read_inputs(&mut ingest, files, options, progress, &mut |ingest| {
+        write_lines(ingest, out)
+    })?;
     ingest.end_all();
     write_lines(&mut ingest, out)?;
     out.flush()?;

@@ -203,69 +203,104 @@ pub(crate) struct Member {
 /// The members of the object whose `{` is at `open`, in order, up to the first problem; the
 /// problem, if any, comes second.
 pub(crate) fn members(b: &[u8], open: usize) -> (Vec<Member>, Option<ScanError>) {
+    let scanned = scan_object(b, open, None);
+    (scanned.members, scanned.problem)
+}
+
+/// A document's top-level object as [`members`] reads it, kept so that a reader does not scan
+/// the document again after it was classified.
+#[derive(Clone, Debug)]
+pub(crate) struct Scanned {
+    /// Where the object's `{` is.
+    pub open: usize,
+    pub members: Vec<Member>,
+    pub problem: Option<ScanError>,
+    /// What [`value_end`] gives for the object (just after its `}`), when the scan tells it
+    /// without scanning again: the object was read to its end without a problem and no member's
+    /// bare value (a number or literal) holds a quote or a bracket (`value_end` would read
+    /// those differently). `None`: ask `value_end`.
+    pub end: Option<usize>,
+}
+
+/// The object whose `{` is at `open`, as [`members`] reads it, stopping after the member named
+/// `stop` when there is one (nothing after it is read then: no problem and no `end`).
+pub(crate) fn scan_object(b: &[u8], open: usize, stop: Option<&str>) -> Scanned {
     let mut out = Vec::new();
+    // Whether the object's end as found here is `value_end`'s.
+    let mut plain = true;
+    let done = |members, problem: Option<ScanError>, end: Option<usize>, plain: bool| Scanned {
+        open,
+        members,
+        end: end.filter(|_| plain && problem.is_none()),
+        problem,
+    };
     let mut i = skip_ws(b, open + 1);
     if b.get(i) == Some(&b'}') {
-        return (out, None);
+        return done(out, None, Some(i + 1), plain);
     }
     loop {
         match b.get(i) {
-            None => return (out, Some(ScanError::Truncated)),
+            None => return done(out, Some(ScanError::Truncated), None, plain),
             Some(b'"') => {}
             Some(&found) => {
-                return (
-                    out,
-                    Some(ScanError::Unexpected {
-                        at: i,
-                        found,
-                        expected: "a member name in double quotes",
-                    }),
-                )
+                let problem = ScanError::Unexpected {
+                    at: i,
+                    found,
+                    expected: "a member name in double quotes",
+                };
+                return done(out, Some(problem), None, plain);
             }
         }
         let key_end = match string_end(b, i) {
             Ok(e) => e,
-            Err(e) => return (out, Some(e)),
+            Err(e) => return done(out, Some(e), None, plain),
         };
         let key = serde_json::from_slice::<String>(&b[i..key_end])
             .unwrap_or_else(|_| String::from_utf8_lossy(&b[i + 1..key_end - 1]).into_owned());
         i = skip_ws(b, key_end);
         match b.get(i) {
             Some(b':') => {}
-            None => return (out, Some(ScanError::Truncated)),
+            None => return done(out, Some(ScanError::Truncated), None, plain),
             Some(&found) => {
-                return (
-                    out,
-                    Some(ScanError::Unexpected {
-                        at: i,
-                        found,
-                        expected: "':'",
-                    }),
-                )
+                let problem = ScanError::Unexpected {
+                    at: i,
+                    found,
+                    expected: "':'",
+                };
+                return done(out, Some(problem), None, plain);
             }
         }
         let start = skip_ws(b, i + 1);
         let value = value_end(b, start).map(|end| Span { start, end });
+        if let Ok(span) = &value {
+            if !matches!(b[span.start], b'"' | b'{' | b'[') {
+                plain &= !b[span.start..span.end]
+                    .iter()
+                    .any(|c| matches!(c, b'"' | b'{' | b'['));
+            }
+        }
         let next = value.as_ref().ok().map(|s| s.end);
         let err = value.as_ref().err().cloned();
+        let stopped = stop.is_some_and(|k| k == key);
         out.push(Member { key, start, value });
         let Some(next) = next else {
-            return (out, err);
+            return done(out, err, None, plain);
         };
+        if stopped {
+            return done(out, None, None, plain);
+        }
         i = skip_ws(b, next);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return (out, None),
-            None => return (out, Some(ScanError::Truncated)),
+            Some(b'}') => return done(out, None, Some(i + 1), plain),
+            None => return done(out, Some(ScanError::Truncated), None, plain),
             Some(&found) => {
-                return (
-                    out,
-                    Some(ScanError::Unexpected {
-                        at: i,
-                        found,
-                        expected: "',' or '}'",
-                    }),
-                )
+                let problem = ScanError::Unexpected {
+                    at: i,
+                    found,
+                    expected: "',' or '}'",
+                };
+                return done(out, Some(problem), None, plain);
             }
         }
     }
@@ -349,6 +384,53 @@ mod tests {
         assert!(sims[0].is_ok() && sims[1].is_err());
         let (m, err) = members(b"{}", 0);
         assert!(m.is_empty() && err.is_none());
+    }
+
+    /// The object's scan says where it ends only where `value_end` says the same, and reads the
+    /// members `members` reads; stopping at a member reads the members up to it.
+    #[test]
+    fn a_scanned_object_ends_where_value_end_says() {
+        let cases = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"{"a": 1, "b": [1, {"c": "}"}], "d": "x\"]", "e": null}"#,
+            r#"{"a": n"}"#,
+            r#"{"a": n"}, "b": "}"}"#,
+            r#"{"a": 1[, "b": 2}"#,
+            r#"{"a": 1{}"#,
+            r#"{"a": tru"e"}"#,
+            r#"{"a": 1]"#,
+            r#"{"a": 1 "b": 2}"#,
+            r#"{"a": [1, 2}"#,
+            r#"{"a": {"b": 1}"#,
+            r#"{"a" 1}"#,
+            r#"{1: 2}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a": "#,
+            r#"{"a": -}"#,
+            r#"{"a": ]}"#,
+        ];
+        for text in cases {
+            let b = text.as_bytes();
+            let open = skip_ws(b, 0);
+            let scanned = scan_object(b, open, None);
+            if let Some(end) = scanned.end {
+                assert_eq!(value_end(b, open), Ok(end), "{text}");
+            }
+            let (m, problem) = members(b, open);
+            assert_eq!(scanned.problem, problem, "{text}");
+            let keys = |m: &[Member]| m.iter().map(|m| m.key.clone()).collect::<Vec<_>>();
+            assert_eq!(keys(&scanned.members), keys(&m), "{text}");
+            let stopped = scan_object(b, open, Some("b"));
+            let upto = m
+                .iter()
+                .position(|m| m.key == "b")
+                .map_or(m.len(), |i| i + 1);
+            assert_eq!(keys(&stopped.members), keys(&m[..upto]), "{text}");
+        }
+        let plain = br#"{"a": 1, "b": [1, {"c": "}"}], "d": "x\"]", "e": null}"#;
+        assert_eq!(scan_object(plain, 0, None).end, Some(plain.len()));
+        assert_eq!(scan_object(br#"{"a": n"}"#, 0, None).end, None);
     }
 
     #[test]

@@ -51,7 +51,9 @@ use serde_json::{Map, Value};
 use super::draft::{last_line, Draft, RawStep, Replies, Verdict};
 use super::pyrepr::{self, Py};
 use super::read_object;
-use super::scan::{elements, members, skip_ws, value_end, LineCounter, ScanError};
+use super::scan::{
+    elements, members, scan_object, skip_ws, value_end, LineCounter, ScanError, Scanned,
+};
 use crate::rollout::Cost;
 
 mod reader;
@@ -344,13 +346,25 @@ pub(crate) fn is_conversation_message(keys: &[&str]) -> bool {
 
 /// Reads `result_summary.json`: each row on its own, so a bad row costs that row only.
 /// Fails only when the file is not an object with a `per_scenario_results` array.
+#[cfg(test)]
 pub(crate) fn read_summary(bytes: &[u8]) -> Result<RunSummary, Located> {
+    read_summary_scanned(bytes, None)
+}
+
+/// [`read_summary`] given the file's top-level object as classification scanned it.
+pub(crate) fn read_summary_scanned(
+    bytes: &[u8],
+    scanned: Option<&Scanned>,
+) -> Result<RunSummary, Located> {
     let open = open_brace(bytes).ok_or_else(|| Located {
         line: None,
         message: "expected a ToolSandbox result_summary.json (a JSON object)".into(),
     })?;
     let mut lc = LineCounter::new(bytes);
-    let (members, problem) = members(bytes, open);
+    let (members, problem) = match scanned.filter(|s| s.open == open) {
+        Some(s) => (s.members.clone(), s.problem.clone()),
+        None => members(bytes, open),
+    };
     let mut out = RunSummary::default();
     let Some(rows) = members.iter().find(|m| m.key == "per_scenario_results") else {
         return Err(cut_or_missing(
@@ -565,20 +579,33 @@ enum RowKind {
 /// the file is parsed). Any unreadable row fails the whole file: a missing call or reply would
 /// change the prefix silently.
 pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located> {
+    read_execution_context_scanned(bytes, None)
+}
+
+/// [`read_execution_context`] given the file's top-level object as classification scanned it
+/// (the same reading, without scanning the file again).
+pub(crate) fn read_execution_context_scanned(
+    bytes: &[u8],
+    scanned: Option<&Scanned>,
+) -> Result<Trajectory, Located> {
     let mut lc = LineCounter::new(bytes);
     let open = open_brace(bytes).ok_or_else(|| Located {
         line: None,
         message: "expected a ToolSandbox execution_context.json (a JSON object)".into(),
     })?;
+    let scanned = scanned.filter(|s| s.open == open);
     // A cut or malformed file is refused whole, even past the rows read: the scenario's end
     // (how it ended) may be what is missing.
-    let end = value_end(bytes, open).map_err(|e| Located {
-        line: Some(lc.line_at(match e {
-            ScanError::Unexpected { at, .. } => at,
-            ScanError::Truncated => bytes.len(),
-        })),
-        message: e.to_string(),
-    })?;
+    let end = match scanned.and_then(|s| s.end) {
+        Some(end) => end,
+        None => value_end(bytes, open).map_err(|e| Located {
+            line: Some(lc.line_at(match e {
+                ScanError::Unexpected { at, .. } => at,
+                ScanError::Truncated => bytes.len(),
+            })),
+            message: e.to_string(),
+        })?,
+    };
     let rest = skip_ws(bytes, end);
     if rest < bytes.len() {
         return Err(Located {
@@ -587,7 +614,14 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
         });
     }
     let mut lc = LineCounter::new(bytes);
-    let (top, problem) = members(bytes, open);
+    let own;
+    let (top, problem) = match scanned {
+        Some(s) => (&s.members, s.problem.clone()),
+        None => {
+            own = members(bytes, open);
+            (&own.0, own.1)
+        }
+    };
     let Some(dbs) = top.iter().find(|m| m.key == "_dbs") else {
         return Err(cut_or_missing(&mut lc, bytes, problem, "_dbs"));
     };
@@ -597,9 +631,10 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
             message: "_dbs: expected an object of databases".into(),
         });
     }
-    let (dbs_members, dbs_problem) = members(bytes, dbs.start);
-    let Some(sandbox) = dbs_members.iter().find(|m| m.key == "SANDBOX") else {
-        let p = dbs_problem.or(problem);
+    // The databases after SANDBOX are not read (the file's scan checked their brackets).
+    let dbs_scan = scan_object(bytes, dbs.start, Some("SANDBOX"));
+    let Some(sandbox) = dbs_scan.members.iter().find(|m| m.key == "SANDBOX") else {
+        let p = dbs_scan.problem.or(problem);
         return Err(cut_or_missing(&mut lc, bytes, p, "_dbs.SANDBOX"));
     };
     if bytes.get(sandbox.start) != Some(&b'[') {

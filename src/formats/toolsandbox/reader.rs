@@ -15,14 +15,16 @@ use std::sync::Arc;
 
 use super::{
     is_conversation_message, is_execution_context, is_summary, join_scenario, model_from_folder,
-    read_conversation, read_execution_context, read_summary, reread, run_name,
+    read_conversation, read_execution_context_scanned, read_summary_scanned, reread, run_name,
     run_name_without_agent_folder, summary_dir, trajectory_path, Joined, Located, RereadFacts,
     RunFacts, RunReport, RunSummary, Skip, Trajectory, TrajectoryKind, TrajectoryPath,
 };
 use crate::formats::canonical::emit;
 use crate::formats::draft::Draft;
-use crate::formats::scan::{LineCounter, Member};
-use crate::formats::{Format, FormatReader, Keys, LineShape, RereadContext, Sink};
+use crate::formats::scan::{LineCounter, Member, Scanned};
+use crate::formats::{
+    Format, FormatReader, Keys, LineShape, PreparedDocument, RereadContext, Sink,
+};
 use crate::rollout::Source;
 
 /// The runs whose summary has come, and the trajectory files still waiting.
@@ -112,55 +114,39 @@ impl FormatReader for ToolSandbox {
         bytes: &[u8],
         open: usize,
     ) {
-        match format {
-            Format::ToolSandboxSummary => match read_summary(bytes) {
+        self.prepared_document(out, file, format, bytes, open, None, None);
+    }
+
+    fn prepare_document(
+        &self,
+        format: Format,
+        bytes: &[u8],
+        scanned: Option<&Scanned>,
+    ) -> Option<PreparedDocument> {
+        Some(Box::new(read_document(format, bytes, scanned)))
+    }
+
+    fn prepared_document(
+        &mut self,
+        out: &mut Sink<'_>,
+        file: usize,
+        format: Format,
+        bytes: &[u8],
+        open: usize,
+        scanned: Option<&Scanned>,
+        prepared: Option<PreparedDocument>,
+    ) {
+        let reading = match prepared.and_then(|p| p.downcast::<Reading>().ok()) {
+            Some(reading) => *reading,
+            None => read_document(format, bytes, scanned),
+        };
+        match reading {
+            Reading::Summary(read) => match read {
                 Ok(s) => self.add_summary(out, file, s),
                 Err(e) => out.reject(file, e.line, e.message),
             },
-            Format::ToolSandboxContext | Format::ToolSandboxConversation => {
-                let kind = if format == Format::ToolSandboxContext {
-                    TrajectoryKind::ExecutionContext
-                } else {
-                    TrajectoryKind::Conversation
-                };
-                let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(file));
-                let Some(scenario) = scenario else {
-                    out.reject(
-                        file,
-                        None,
-                        "a ToolSandbox trajectory file is known by its folder \
-                         (trajectories/<scenario>/…): drop or pick the run folder, or give the \
-                         file with its path"
-                            .to_string(),
-                    );
-                    return;
-                };
-                // Reduced to its calls now: the file's bytes are not kept.
-                let read = match kind {
-                    TrajectoryKind::ExecutionContext => read_execution_context(bytes),
-                    TrajectoryKind::Conversation => read_conversation(bytes),
-                };
-                let source = Source {
-                    file: file as u32,
-                    line: LineCounter::new(bytes).line_at(open),
-                    offset: open as u64,
-                    len: u32::try_from(bytes.len() - open).unwrap_or(u32::MAX),
-                };
-                let pending = Pending {
-                    kind,
-                    scenario,
-                    run_dir,
-                    read,
-                    source,
-                };
-                match self.run_in_folder(&pending.run_dir) {
-                    Some(s) => self.join(out, s, file, pending),
-                    None => {
-                        self.waiting.insert(file, pending);
-                    }
-                }
-            }
-            _ => {}
+            Reading::Trajectory(kind, read) => self.trajectory(out, file, kind, read, bytes, open),
+            Reading::Other => {}
         }
     }
 
@@ -231,7 +217,73 @@ impl FormatReader for ToolSandbox {
     }
 }
 
+/// A ToolSandbox file's reading, which needs its bytes alone (done ahead natively, see
+/// [`FormatReader::prepare_document`]).
+enum Reading {
+    Summary(Result<RunSummary, Located>),
+    /// Reduced to its calls: the file's bytes are not kept.
+    Trajectory(TrajectoryKind, Result<Trajectory, Located>),
+    Other,
+}
+
+fn read_document(format: Format, bytes: &[u8], scanned: Option<&Scanned>) -> Reading {
+    match format {
+        Format::ToolSandboxSummary => Reading::Summary(read_summary_scanned(bytes, scanned)),
+        Format::ToolSandboxContext => Reading::Trajectory(
+            TrajectoryKind::ExecutionContext,
+            read_execution_context_scanned(bytes, scanned),
+        ),
+        Format::ToolSandboxConversation => {
+            Reading::Trajectory(TrajectoryKind::Conversation, read_conversation(bytes))
+        }
+        _ => Reading::Other,
+    }
+}
+
 impl ToolSandbox {
+    /// A trajectory file read: it joins its run now, or waits for the run's summary.
+    fn trajectory(
+        &mut self,
+        out: &mut Sink<'_>,
+        file: usize,
+        kind: TrajectoryKind,
+        read: Result<Trajectory, Located>,
+        bytes: &[u8],
+        open: usize,
+    ) {
+        let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(file));
+        let Some(scenario) = scenario else {
+            out.reject(
+                file,
+                None,
+                "a ToolSandbox trajectory file is known by its folder \
+                 (trajectories/<scenario>/…): drop or pick the run folder, or give the \
+                 file with its path"
+                    .to_string(),
+            );
+            return;
+        };
+        let source = Source {
+            file: file as u32,
+            line: LineCounter::new(bytes).line_at(open),
+            offset: open as u64,
+            len: u32::try_from(bytes.len() - open).unwrap_or(u32::MAX),
+        };
+        let pending = Pending {
+            kind,
+            scenario,
+            run_dir,
+            read,
+            source,
+        };
+        match self.run_in_folder(&pending.run_dir) {
+            Some(s) => self.join(out, s, file, pending),
+            None => {
+                self.waiting.insert(file, pending);
+            }
+        }
+    }
+
     /// The run whose summary sits in `run_dir` (an empty folder matches none).
     fn run_in_folder(&self, run_dir: &str) -> Option<usize> {
         if run_dir.is_empty() {
