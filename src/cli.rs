@@ -267,20 +267,26 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
 /// [`expand`] over [`Input`]s: folders are expanded, files and bytes in memory kept in place.
 fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
     fn walk(dir: &Path, out: &mut Vec<Input>, skipped: &mut u64) -> Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        // With each entry's type as the folder listing gives it (no `stat` per file); a
+        // symbolic link, or an entry of unknown type, is followed as `Path::is_dir` does.
+        let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(dir)
             .with_context(|| format!("cannot read the folder {}", dir.display()))?
-            .map(|e| e.map(|e| e.path()))
+            .map(|e| e.map(|e| (e.path(), e.file_type().ok())))
             .collect::<std::io::Result<_>>()
             .with_context(|| format!("cannot read the folder {}", dir.display()))?;
-        entries.sort();
-        for p in entries {
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (p, kind) in entries {
             let hidden = p
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with('.'));
             if hidden {
                 continue;
             }
-            if p.is_dir() {
+            let is_dir = match kind {
+                Some(kind) if !kind.is_symlink() => kind.is_dir(),
+                _ => p.is_dir(),
+            };
+            if is_dir {
                 walk(&p, out, skipped)?;
             } else if p
                 .extension()

@@ -222,9 +222,24 @@ pub(crate) struct Scanned {
     pub end: Option<usize>,
 }
 
+/// Where the value of the object's first member named `key` starts (the `start` [`members`]
+/// gives it), found without reading that value or anything after it; `None` where `members`
+/// would not list such a member.
+pub(crate) fn member_start(b: &[u8], open: usize, key: &str) -> Option<usize> {
+    let scanned = scan_members(b, open, Some(key), true);
+    let last = scanned.members.last()?;
+    (last.key == key).then_some(last.start)
+}
+
 /// The object whose `{` is at `open`, as [`members`] reads it, stopping after the member named
 /// `stop` when there is one (nothing after it is read then: no problem and no `end`).
 pub(crate) fn scan_object(b: &[u8], open: usize, stop: Option<&str>) -> Scanned {
+    scan_members(b, open, stop, false)
+}
+
+/// [`scan_object`]; `before_value`: stop at the member named `stop` before reading its value
+/// (its `value` is then a placeholder).
+fn scan_members(b: &[u8], open: usize, stop: Option<&str>, before_value: bool) -> Scanned {
     let mut out = Vec::new();
     // Whether the object's end as found here is `value_end`'s.
     let mut plain = true;
@@ -271,6 +286,11 @@ pub(crate) fn scan_object(b: &[u8], open: usize, stop: Option<&str>) -> Scanned 
             }
         }
         let start = skip_ws(b, i + 1);
+        if before_value && stop.is_some_and(|k| k == key) {
+            let value = Err(ScanError::Truncated);
+            out.push(Member { key, start, value });
+            return done(out, None, None, plain);
+        }
         let value = value_end(b, start).map(|end| Span { start, end });
         if let Ok(span) = &value {
             if !matches!(b[span.start], b'"' | b'{' | b'[') {
@@ -427,6 +447,8 @@ mod tests {
                 .position(|m| m.key == "b")
                 .map_or(m.len(), |i| i + 1);
             assert_eq!(keys(&stopped.members), keys(&m[..upto]), "{text}");
+            let b_start = m.iter().find(|m| m.key == "b").map(|m| m.start);
+            assert_eq!(member_start(b, open, "b"), b_start, "{text}");
         }
         let plain = br#"{"a": 1, "b": [1, {"c": "}"}], "d": "x\"]", "e": null}"#;
         assert_eq!(scan_object(plain, 0, None).end, Some(plain.len()));

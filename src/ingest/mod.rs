@@ -238,15 +238,20 @@ impl Ingest {
     /// [`whole`]). Nothing may have been pushed for the file; if something was, its bytes are
     /// pushed and the file ended as usual.
     pub fn push_prepared_file(&mut self, file: FileId, prepared: PreparedFile) {
-        let PreparedFile { bytes, document } = prepared;
+        let PreparedFile {
+            bytes,
+            hasher,
+            document,
+        } = prepared;
         let i = file.index();
         if !matches!(self.readers.get(i), Some(Reader::Detecting(h)) if h.is_empty()) {
             self.push(file, &bytes);
             self.end_file(file);
             return;
         }
-        // `push`'s first chunk, without copying the bytes into the buffer.
-        self.marks[i].hasher.update(&bytes);
+        // `push`'s first chunk, without copying the bytes into the buffer, nor hashing them
+        // again: nothing was hashed for the file yet.
+        self.marks[i].hasher = hasher;
         self.readers[i] = Reader::Detecting(bytes);
         let len = self.head_len(i);
         self.corpus.files[i].bytes = len as u64;
@@ -492,7 +497,10 @@ impl Ingest {
             Reader::Document(bytes) => {
                 let info = &mut self.corpus.files[i];
                 info.bytes = bytes.len() as u64;
-                info.lines = count_lines(&bytes);
+                info.lines = match &document {
+                    Some(d) => d.lines,
+                    None => count_lines(&bytes),
+                };
                 self.session.document(&mut self.corpus, i, &bytes, document);
             }
             Reader::Stream(format) => self.session.end_stream(&mut self.corpus, i, format),

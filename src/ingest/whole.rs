@@ -1,7 +1,8 @@
 //! Whole files read ahead: natively, a folder of many small files is read on several threads.
 //!
 //! [`PreparedFile::new`] takes a file's bytes and computes, on whatever thread it is called,
-//! what follows from those bytes alone: whether the file is a whole JSON document, its format
+//! what follows from those bytes alone: their hash (to tell repeats), whether the file is a whole
+//! JSON document, its line count, its format
 //! (`classify_document`, with the top-level object's scan) and its format reader's context-free
 //! reading ([`crate::formats::FormatReader::prepare_document`]: a ToolSandbox trajectory reduced
 //! to its calls). The CLI prepares the small files of its inputs this way on rayon's pool, a
@@ -16,6 +17,9 @@
 //! and [`Ingest::end_file`](super::Ingest::end_file) build, whatever the number of threads
 //! (`tests/parallel_parse.rs`).
 
+use xxhash_rust::xxh3::Xxh3;
+
+use super::framing::count_lines;
 use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
 use super::ZIP_MAGIC;
 use crate::formats::scan::Scanned;
@@ -24,6 +28,8 @@ use crate::formats::{readers, Format};
 /// A whole file's bytes and what was computed from them ahead; see the module documentation.
 pub struct PreparedFile {
     pub(crate) bytes: Vec<u8>,
+    /// The hash of the bytes, as a fresh file's mark takes it when they are pushed.
+    pub(crate) hasher: Box<Xxh3>,
     pub(crate) document: Option<PreparedDocument>,
 }
 
@@ -31,6 +37,8 @@ pub struct PreparedFile {
 pub(crate) struct PreparedDocument {
     pub(crate) classified: Result<(Format, Option<Scanned>), String>,
     pub(crate) reading: Option<crate::formats::PreparedDocument>,
+    /// The file's lines ([`count_lines`]).
+    pub(crate) lines: u64,
 }
 
 impl std::fmt::Debug for PreparedFile {
@@ -47,7 +55,13 @@ impl PreparedFile {
     /// on any thread).
     pub fn new(bytes: Vec<u8>) -> PreparedFile {
         let document = prepare_document(&bytes);
-        PreparedFile { bytes, document }
+        let mut hasher = Box::new(Xxh3::new());
+        hasher.update(&bytes);
+        PreparedFile {
+            bytes,
+            hasher,
+            document,
+        }
     }
 
     /// The file's bytes, as [`Ingest::push_prepared_file`](super::Ingest::push_prepared_file)
@@ -82,5 +96,6 @@ fn prepare_document(bytes: &[u8]) -> Option<PreparedDocument> {
     Some(PreparedDocument {
         classified,
         reading,
+        lines: count_lines(bytes),
     })
 }

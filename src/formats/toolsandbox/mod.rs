@@ -52,7 +52,7 @@ use super::draft::{last_line, Draft, RawStep, Replies, Verdict};
 use super::pyrepr::{self, Py};
 use super::read_object;
 use super::scan::{
-    elements, members, scan_object, skip_ws, value_end, LineCounter, ScanError, Scanned,
+    elements, member_start, members, skip_ws, value_end, LineCounter, ScanError, Scanned,
 };
 use crate::rollout::Cost;
 
@@ -631,21 +631,21 @@ pub(crate) fn read_execution_context_scanned(
             message: "_dbs: expected an object of databases".into(),
         });
     }
-    // The databases after SANDBOX are not read (the file's scan checked their brackets).
-    let dbs_scan = scan_object(bytes, dbs.start, Some("SANDBOX"));
-    let Some(sandbox) = dbs_scan.members.iter().find(|m| m.key == "SANDBOX") else {
-        let p = dbs_scan.problem.or(problem);
+    // Nothing of `_dbs` after SANDBOX's start is read here (the file's scan checked its
+    // brackets; the rows are read next).
+    let Some(sandbox) = member_start(bytes, dbs.start, "SANDBOX") else {
+        let p = members(bytes, dbs.start).1.or(problem);
         return Err(cut_or_missing(&mut lc, bytes, p, "_dbs.SANDBOX"));
     };
-    if bytes.get(sandbox.start) != Some(&b'[') {
+    if bytes.get(sandbox) != Some(&b'[') {
         return Err(Located {
-            line: Some(lc.line_at(sandbox.start)),
+            line: Some(lc.line_at(sandbox)),
             message: "_dbs.SANDBOX: expected an array of rows".into(),
         });
     }
     let mut rows: Vec<Row> = Vec::new();
     let mut ended_active = false;
-    for (i, span) in elements(bytes, sandbox.start).enumerate() {
+    for (i, span) in elements(bytes, sandbox).enumerate() {
         let span = span.map_err(|e| Located {
             line: Some(lc.line_at(bytes.len())),
             message: format!("_dbs.SANDBOX: {e}; the scenario's rows are incomplete"),
