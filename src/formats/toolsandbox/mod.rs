@@ -37,9 +37,11 @@
 //! harness bug with `-` in tool-call ids) is flagged; the summary's mean similarity
 //! (`ALL_CATEGORIES`) is recomputed from its rows.
 //!
-//! Everything here is pure: bytes in, drafts and messages out. Each trajectory file is reduced
+//! Everything here is pure: bytes in, drafts and messages out. Each execution context is reduced
 //! to its calls as soon as it is read ([`read_execution_context`]), row by row, so a 50 MB
-//! execution context costs its bytes plus the calls, never a JSON tree.
+//! execution context costs its bytes plus the calls, never a JSON tree. A `conversation.json`,
+//! usually answered by its scenario's execution context (the next file of a run folder), is
+//! kept unread until it is needed, within a budget (`reader::Read`).
 
 use crate::formats::chat::WireMessage;
 use std::collections::{BTreeMap, HashSet};

@@ -11,6 +11,7 @@
 //! the run folder, which join the one summary that lists their scenario.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::{
@@ -34,6 +35,8 @@ pub(crate) struct ToolSandbox {
     runs: BTreeMap<usize, Run>,
     /// Trajectory files whose run's summary has not come (or whose name lacks the run folder).
     waiting: BTreeMap<usize, Pending>,
+    /// Bytes of the `conversation.json` files held unread ([`Read::Unread`]).
+    unread: Arc<AtomicUsize>,
 }
 
 /// A trajectory file, read (or not).
@@ -41,8 +44,42 @@ struct Pending {
     kind: TrajectoryKind,
     scenario: String,
     run_dir: String,
-    read: Result<Trajectory, Located>,
+    read: Read,
     source: Source,
+}
+
+/// A trajectory file's reading: an execution context is reduced to its calls on arrival; a
+/// `conversation.json` is usually answered by its scenario's execution context, which comes
+/// next in a run folder, so its bytes are kept unread until it is needed (at the input's end)
+/// or dropped unread — within [`UNREAD_BUDGET`], past which it is read on arrival. Either way
+/// the reading is the same (a pure function of the bytes).
+enum Read {
+    Done(Result<Trajectory, Located>),
+    Unread(Unread),
+}
+
+/// Bytes of `conversation.json` files kept unread at most at any time, per reader.
+const UNREAD_BUDGET: usize = 64 << 20;
+
+/// A `conversation.json`'s bytes kept unread, counted in its reader's total while held.
+struct Unread {
+    bytes: Vec<u8>,
+    held: Arc<AtomicUsize>,
+}
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.bytes.len(), Ordering::Relaxed);
+    }
+}
+
+impl Read {
+    fn reading(&self) -> std::borrow::Cow<'_, Result<Trajectory, Located>> {
+        match self {
+            Read::Done(read) => std::borrow::Cow::Borrowed(read),
+            Read::Unread(u) => std::borrow::Cow::Owned(read_conversation(&u.bytes)),
+        }
+    }
 }
 
 /// One run: its summary and what has been joined so far.
@@ -145,7 +182,24 @@ impl FormatReader for ToolSandbox {
                 Ok(s) => self.add_summary(out, file, s),
                 Err(e) => out.reject(file, e.line, e.message),
             },
-            Reading::Trajectory(kind, read) => self.trajectory(out, file, kind, read, bytes, open),
+            Reading::Context(read) => {
+                let kind = TrajectoryKind::ExecutionContext;
+                self.trajectory(out, file, kind, Read::Done(read), bytes, open)
+            }
+            Reading::Conversation(unread) => {
+                let held = self.unread.fetch_add(unread.len(), Ordering::Relaxed);
+                let read = Read::Unread(Unread {
+                    bytes: unread,
+                    held: self.unread.clone(),
+                });
+                let read = if held.saturating_add(bytes.len()) <= UNREAD_BUDGET {
+                    read
+                } else {
+                    Read::Done(read.reading().into_owned())
+                };
+                let kind = TrajectoryKind::Conversation;
+                self.trajectory(out, file, kind, read, bytes, open)
+            }
             Reading::Other => {}
         }
     }
@@ -221,21 +275,20 @@ impl FormatReader for ToolSandbox {
 /// [`FormatReader::prepare_document`]).
 enum Reading {
     Summary(Result<RunSummary, Located>),
-    /// Reduced to its calls: the file's bytes are not kept.
-    Trajectory(TrajectoryKind, Result<Trajectory, Located>),
+    /// An execution context reduced to its calls: the file's bytes are not kept.
+    Context(Result<Trajectory, Located>),
+    /// A conversation's bytes (see [`Read`]).
+    Conversation(Vec<u8>),
     Other,
 }
 
 fn read_document(format: Format, bytes: &[u8], scanned: Option<&Scanned>) -> Reading {
     match format {
         Format::ToolSandboxSummary => Reading::Summary(read_summary_scanned(bytes, scanned)),
-        Format::ToolSandboxContext => Reading::Trajectory(
-            TrajectoryKind::ExecutionContext,
-            read_execution_context_scanned(bytes, scanned),
-        ),
-        Format::ToolSandboxConversation => {
-            Reading::Trajectory(TrajectoryKind::Conversation, read_conversation(bytes))
+        Format::ToolSandboxContext => {
+            Reading::Context(read_execution_context_scanned(bytes, scanned))
         }
+        Format::ToolSandboxConversation => Reading::Conversation(bytes.to_vec()),
         _ => Reading::Other,
     }
 }
@@ -247,7 +300,7 @@ impl ToolSandbox {
         out: &mut Sink<'_>,
         file: usize,
         kind: TrajectoryKind,
-        read: Result<Trajectory, Located>,
+        read: Read,
         bytes: &[u8],
         open: usize,
     ) {
@@ -427,7 +480,13 @@ fn emit_scenario(out: &mut Sink<'_>, s: usize, run: &mut Run, t: usize, p: &Pend
     // ToolSandbox (provider errors are left out unless kept).
     options.keep_provider_errors = out.options(s).crashed.counts(options.keep_provider_errors);
     let row = &run.summary.rows[run.rows[&p.scenario]];
-    match join_scenario(row, &p.read, &run.facts, &options, &mut run.report) {
+    match join_scenario(
+        row,
+        &p.read.reading(),
+        &run.facts,
+        &options,
+        &mut run.report,
+    ) {
         Joined::Rollout(mut d) => {
             d.apply(out.options(t));
             out.import(t).paired_with = Some(summary_name);
