@@ -560,8 +560,10 @@ fn score(args: ScoreArgs) -> Result<u8> {
 
 /// Files up to this size are read whole, ahead of the ingest, on the thread pool.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
-/// How many files are read ahead of the one being ingested, at most.
-const READ_AHEAD_FILES: usize = 64;
+/// Files read ahead by one task of the pool (one hand-over each, not one per file).
+const READ_AHEAD_BATCH: usize = 8;
+/// How many batches are read ahead of the file being ingested, at most.
+const READ_AHEAD_BATCHES: usize = 8;
 
 /// Reads `inputs` into `ingest`, in order. With more than one thread, the small files are read
 /// and prepared ([`PreparedFile::new`]: their context-free reading) on the pool, a bounded
@@ -581,12 +583,15 @@ fn read_inputs(
         return Ok(());
     }
     let mut result = Ok(());
-    let order: Vec<usize> = (0..inputs.len()).collect();
-    crate::parallel::map_each_ahead(
-        &order,
-        READ_AHEAD_FILES,
-        |&k| (k, read_ahead(&inputs[k])),
-        |(k, prepared)| {
+    let batches: Vec<std::ops::Range<usize>> = (0..inputs.len())
+        .step_by(READ_AHEAD_BATCH)
+        .map(|k| k..(k + READ_AHEAD_BATCH).min(inputs.len()))
+        .collect();
+    let read_batch = |batch: &std::ops::Range<usize>| -> Vec<(usize, Option<PreparedFile>)> {
+        batch.clone().map(|k| (k, read_ahead(&inputs[k]))).collect()
+    };
+    crate::parallel::map_each_ahead(&batches, READ_AHEAD_BATCHES, read_batch, |batch| {
+        batch.into_iter().all(|(k, prepared)| {
             let input = &inputs[k];
             result = match prepared {
                 Some(prepared) => {
@@ -604,8 +609,8 @@ fn read_inputs(
                 None => read_input(ingest, input, options, progress, after_chunk),
             };
             result.is_ok()
-        },
-    );
+        })
+    });
     result
 }
 

@@ -152,40 +152,76 @@ impl Elements<'_> {
     }
 }
 
-impl Iterator for Elements<'_> {
-    type Item = Result<Span, ScanError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<'a> Elements<'a> {
+    /// Where the next element starts, or the iterator's last item (`Some(None)`: the end).
+    fn start(&mut self) -> Result<usize, Option<Result<Span, ScanError>>> {
         if self.done {
-            return None;
+            return Err(None);
         }
         let b = self.b;
         let mut i = skip_ws(b, self.at);
         match b.get(i) {
-            None => return self.fail(ScanError::Truncated),
+            None => return Err(self.fail(ScanError::Truncated)),
             Some(b']') => {
                 self.done = true;
                 self.closed = true;
                 self.at = i + 1;
-                return None;
+                return Err(None);
             }
             Some(b',') if !self.first => i = skip_ws(b, i + 1),
             Some(&found) if !self.first => {
-                return self.fail(ScanError::Unexpected {
+                return Err(self.fail(ScanError::Unexpected {
                     at: i,
                     found,
                     expected: "',' or ']'",
-                })
+                }))
             }
             Some(_) => {}
         }
         self.first = false;
-        match value_end(b, i) {
+        Ok(i)
+    }
+
+    /// The next element, as [`Iterator::next`] gives it, read by `read` where it can: `read`
+    /// gets the bytes from the element's start to the buffer's end and returns what it read and
+    /// the length of the one JSON value it read there (valid JSON, so `value_end` would end
+    /// the element there too), or `None` to have the element scanned as usual (its value is
+    /// then `None`). The elements are the iterator's either way.
+    pub(crate) fn next_read<T>(
+        &mut self,
+        read: impl FnOnce(&'a [u8]) -> Option<(T, usize)>,
+    ) -> Option<Result<(Span, Option<T>), ScanError>> {
+        let i = match self.start() {
+            Ok(i) => i,
+            Err(last) => return last.map(|r| r.map(|span| (span, None))),
+        };
+        let b: &'a [u8] = self.b;
+        if let Some((value, len)) = read(&b[i..]) {
+            let end = i + len;
+            self.at = end;
+            return Some(Ok((Span { start: i, end }, Some(value))));
+        }
+        self.value_at(i).map(|r| r.map(|span| (span, None)))
+    }
+
+    fn value_at(&mut self, i: usize) -> Option<Result<Span, ScanError>> {
+        match value_end(self.b, i) {
             Ok(end) => {
                 self.at = end;
                 Some(Ok(Span { start: i, end }))
             }
             Err(e) => self.fail(e),
+        }
+    }
+}
+
+impl Iterator for Elements<'_> {
+    type Item = Result<Span, ScanError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.start() {
+            Ok(i) => self.value_at(i),
+            Err(last) => last,
         }
     }
 }
@@ -345,10 +381,7 @@ impl<'a> LineCounter<'a> {
             self.pos = 0;
             self.line = 1;
         }
-        self.line += self.b[self.pos..offset]
-            .iter()
-            .filter(|&&c| c == b'\n')
-            .count() as u64;
+        self.line += memchr::memchr_iter(b'\n', &self.b[self.pos..offset]).count() as u64;
         self.pos = offset;
         self.line
     }
@@ -373,6 +406,49 @@ mod tests {
         assert_eq!(got, want.map(|s| Ok(s.to_string())).to_vec());
         assert!(spans("[]").is_empty());
         assert!(spans(" [ \n ] ").is_empty());
+    }
+
+    /// Elements read where they start are the elements scanned: the same spans and errors,
+    /// whether the reader reads an element or declines it.
+    #[test]
+    fn elements_read_where_they_start_are_the_scanned_ones() {
+        let read = |b: &[u8]| {
+            if b.first() != Some(&b'{') {
+                return None;
+            }
+            let mut it = serde_json::Deserializer::from_slice(b).into_iter::<serde_json::Value>();
+            let v = it.next()?.ok()?;
+            Some((v, it.byte_offset()))
+        };
+        let cases = [
+            r#"[{"a": "x]}\"{"}, [1, [2]], "s", 3.5e2 , null, {"b": {"c": [1, {}]}} ]"#,
+            r#"[{"a":1}, {"b":2}, {"c": [3"#,
+            r#"[{"a":1} {"b":2}]"#,
+            r#"[{"a":1,}, {"b":2}]"#,
+            r#"[{"a": tru}, {"b":2}]"#,
+            r#"[ ]"#,
+            r#"[{"a":1}"#,
+        ];
+        for text in cases {
+            let b = text.as_bytes();
+            let want: Vec<_> = elements(b, 0).collect();
+            let mut it = elements(b, 0);
+            let mut got = Vec::new();
+            while let Some(r) = it.next_read(read) {
+                got.push(r.map(|(span, v)| {
+                    if let Some(v) = v {
+                        let whole: serde_json::Value =
+                            serde_json::from_slice(&b[span.start..span.end]).unwrap();
+                        assert_eq!(v, whole, "{text}");
+                    }
+                    span
+                }));
+            }
+            assert_eq!(got, want, "{text}");
+            let mut scanned = elements(b, 0);
+            scanned.by_ref().for_each(drop);
+            assert_eq!(it.closed_at(), scanned.closed_at(), "{text}");
+        }
     }
 
     #[test]

@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::draft::{last_line, Draft, RawStep, Replies, Verdict};
+use super::object::read_object_prefix;
 use super::pyrepr::{self, Py};
 use super::read_object;
 use super::scan::{
@@ -647,17 +648,27 @@ pub(crate) fn read_execution_context_scanned(
     }
     let mut rows: Vec<Row> = Vec::new();
     let mut ended_active = false;
-    for (i, span) in elements(bytes, sandbox).enumerate() {
-        let span = span.map_err(|e| Located {
+    // Each row is read where it starts, which also tells where it ends (no scan before the
+    // read); a row that does not read is scanned and read again for its error.
+    let mut it = elements(bytes, sandbox);
+    for i in 0.. {
+        let Some(next) = it.next_read(read_object_prefix::<WireSandboxRow>) else {
+            break;
+        };
+        let (span, read) = next.map_err(|e| Located {
             line: Some(lc.line_at(bytes.len())),
             message: format!("_dbs.SANDBOX: {e}; the scenario's rows are incomplete"),
         })?;
         let line = lc.line_at(span.start);
-        let w: WireSandboxRow = read_object(&bytes[span.start..span.end], "a SANDBOX row")
-            .map_err(|e| Located {
-                line: Some(line),
-                message: format!("_dbs.SANDBOX[{i}]: {e}"),
-            })?;
+        let w: WireSandboxRow = match read {
+            Some(w) => w,
+            None => {
+                read_object(&bytes[span.start..span.end], "a SANDBOX row").map_err(|e| Located {
+                    line: Some(line),
+                    message: format!("_dbs.SANDBOX[{i}]: {e}"),
+                })?
+            }
+        };
         // Headguard rows (every field null) and the user simulator's few-shot dialogue.
         let Some(sender) = w.sender.as_deref() else {
             continue;
