@@ -266,7 +266,10 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
 
 /// [`expand`] over [`Input`]s: folders are expanded, files and bytes in memory kept in place.
 fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
-    fn walk(dir: &Path, out: &mut Vec<Input>, skipped: &mut u64) -> Result<()> {
+    /// A folder's files, in name order, and how many were skipped. Its subfolders are walked
+    /// on the thread pool, each into a list of its own, joined in name order: the list, and the
+    /// first error in that order, are the one-by-one walk's.
+    fn walk(dir: &Path) -> Result<(Vec<Input>, u64)> {
         // With each entry's type as the folder listing gives it (no `stat` per file); a
         // symbolic link, or an entry of unknown type, is followed as `Path::is_dir` does.
         let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(dir)
@@ -275,40 +278,65 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
             .collect::<std::io::Result<_>>()
             .with_context(|| format!("cannot read the folder {}", dir.display()))?;
         entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (p, kind) in entries {
-            let hidden = p
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-            if hidden {
-                continue;
-            }
-            let is_dir = match kind {
-                Some(kind) if !kind.is_symlink() => kind.is_dir(),
-                _ => p.is_dir(),
-            };
-            if is_dir {
-                walk(&p, out, skipped)?;
-            } else if p
-                .extension()
-                .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl"))
-            {
-                out.push(Input::Path(p));
-            } else {
-                *skipped += 1;
+        enum Entry {
+            File(PathBuf),
+            Dir(PathBuf),
+            Skipped,
+        }
+        let entries: Vec<Entry> = entries
+            .into_iter()
+            .filter(|(p, _)| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .map(|(p, kind)| {
+                let is_dir = match kind {
+                    Some(kind) if !kind.is_symlink() => kind.is_dir(),
+                    _ => p.is_dir(),
+                };
+                let listed = p.extension().is_some_and(|x| {
+                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
+                });
+                match (is_dir, listed) {
+                    (true, _) => Entry::Dir(p),
+                    (false, true) => Entry::File(p),
+                    (false, false) => Entry::Skipped,
+                }
+            })
+            .collect();
+        let dirs: Vec<&PathBuf> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Dir(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        let mut walked = crate::parallel::map(&dirs, |d| walk(d)).into_iter();
+        let (mut out, mut skipped) = (Vec::new(), 0);
+        for entry in entries {
+            match entry {
+                Entry::File(p) => out.push(Input::Path(p)),
+                Entry::Skipped => skipped += 1,
+                Entry::Dir(_) => {
+                    let (files, n) = walked.next().expect("one walk per folder")?;
+                    out.extend(files);
+                    skipped += n;
+                }
             }
         }
-        Ok(())
+        Ok((out, skipped))
     }
     let mut out = Vec::new();
     let mut skipped = 0;
     for input in inputs {
         match input {
             Input::Path(p) if p.is_dir() => {
-                let before = out.len();
-                walk(&p, &mut out, &mut skipped)?;
-                if out.len() == before {
+                let (files, n) = walk(&p)?;
+                if files.is_empty() {
                     bail!("the folder {} holds no .json or .jsonl file", p.display());
                 }
+                out.extend(files);
+                skipped += n;
             }
             other => out.push(other),
         }
