@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::formats::transcript::mapping::FieldMap;
 use crate::formats::transcript::reject::RejectSettings;
 use crate::formats::ImportOptions;
-use crate::ingest::Ingest;
+use crate::ingest::{Ingest, PreparedFile};
 use crate::label::LabelSettings;
 use crate::report::{build_report_full, table, ConditionRef, Settings};
 use crate::score::MaxDepth;
@@ -311,43 +311,77 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
 
 /// [`expand`] over [`Input`]s: folders are expanded, files and bytes in memory kept in place.
 fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
-    fn walk(dir: &Path, out: &mut Vec<Input>, skipped: &mut u64) -> Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+    /// A folder's files, in name order, and how many were skipped. Its subfolders are walked
+    /// on the thread pool, each into a list of its own, joined in name order: the list, and the
+    /// first error in that order, are the one-by-one walk's.
+    fn walk(dir: &Path) -> Result<(Vec<Input>, u64)> {
+        // With each entry's type as the folder listing gives it (no `stat` per file); a
+        // symbolic link, or an entry of unknown type, is followed as `Path::is_dir` does.
+        let mut entries: Vec<(PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(dir)
             .with_context(|| format!("cannot read the folder {}", dir.display()))?
-            .map(|e| e.map(|e| e.path()))
+            .map(|e| e.map(|e| (e.path(), e.file_type().ok())))
             .collect::<std::io::Result<_>>()
             .with_context(|| format!("cannot read the folder {}", dir.display()))?;
-        entries.sort();
-        for p in entries {
-            let hidden = p
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-            if hidden {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out, skipped)?;
-            } else if p
-                .extension()
-                .is_some_and(|x| x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl"))
-            {
-                out.push(Input::Path(p));
-            } else {
-                *skipped += 1;
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        enum Entry {
+            File(PathBuf),
+            Dir(PathBuf),
+            Skipped,
+        }
+        let entries: Vec<Entry> = entries
+            .into_iter()
+            .filter(|(p, _)| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .map(|(p, kind)| {
+                let is_dir = match kind {
+                    Some(kind) if !kind.is_symlink() => kind.is_dir(),
+                    _ => p.is_dir(),
+                };
+                let listed = p.extension().is_some_and(|x| {
+                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
+                });
+                match (is_dir, listed) {
+                    (true, _) => Entry::Dir(p),
+                    (false, true) => Entry::File(p),
+                    (false, false) => Entry::Skipped,
+                }
+            })
+            .collect();
+        let dirs: Vec<&PathBuf> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Dir(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        let mut walked = crate::parallel::map(&dirs, |d| walk(d)).into_iter();
+        let (mut out, mut skipped) = (Vec::new(), 0);
+        for entry in entries {
+            match entry {
+                Entry::File(p) => out.push(Input::Path(p)),
+                Entry::Skipped => skipped += 1,
+                Entry::Dir(_) => {
+                    let (files, n) = walked.next().expect("one walk per folder")?;
+                    out.extend(files);
+                    skipped += n;
+                }
             }
         }
-        Ok(())
+        Ok((out, skipped))
     }
     let mut out = Vec::new();
     let mut skipped = 0;
     for input in inputs {
         match input {
             Input::Path(p) if p.is_dir() => {
-                let before = out.len();
-                walk(&p, &mut out, &mut skipped)?;
-                if out.len() == before {
+                let (files, n) = walk(&p)?;
+                if files.is_empty() {
                     bail!("the folder {} holds no .json or .jsonl file", p.display());
                 }
+                out.extend(files);
+                skipped += n;
             }
             other => out.push(other),
         }
@@ -539,9 +573,7 @@ fn read_corpus(
     progress: &mut Progress,
 ) -> Result<(crate::rollout::Corpus, crate::formats::ImportSummary)> {
     let mut ingest = Ingest::new();
-    for input in inputs {
-        read_input(&mut ingest, input, options, progress, &mut |_| Ok(()))?;
-    }
+    read_inputs(&mut ingest, inputs, options, progress, &mut |_| Ok(()))?;
     let result = ingest.finish_with_summary();
     progress.done();
     Ok(result)
@@ -597,6 +629,88 @@ fn score(args: ScoreArgs) -> Result<u8> {
         }
     }
     Ok(0)
+}
+
+/// Files up to this size are read whole, ahead of the ingest, on the thread pool.
+const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+/// Files read ahead by one task of the pool (one hand-over each, not one per file).
+const READ_AHEAD_BATCH: usize = 8;
+/// How many batches are read ahead of the file being ingested, at most.
+const READ_AHEAD_BATCHES: usize = 8;
+
+/// Reads `inputs` into `ingest`, in order. With more than one thread, the small files are read
+/// and prepared ([`PreparedFile::new`]: their context-free reading) on the pool, a bounded
+/// window ahead of the file being ingested, while this thread ingests them in input order
+/// (`Ingest::push_prepared_file`): the corpus is the one reading them one by one builds.
+fn read_inputs(
+    ingest: &mut Ingest,
+    inputs: &[Input],
+    options: &ImportOptions,
+    progress: &mut Progress,
+    after_chunk: &mut dyn FnMut(&mut Ingest) -> Result<()>,
+) -> Result<()> {
+    if crate::parallel::threads() < 2 || inputs.len() < 2 {
+        for input in inputs {
+            read_input(ingest, input, options, progress, after_chunk)?;
+        }
+        return Ok(());
+    }
+    let mut result = Ok(());
+    let batches: Vec<std::ops::Range<usize>> = (0..inputs.len())
+        .step_by(READ_AHEAD_BATCH)
+        .map(|k| k..(k + READ_AHEAD_BATCH).min(inputs.len()))
+        .collect();
+    let read_batch = |batch: &std::ops::Range<usize>| -> Vec<(usize, Option<PreparedFile>)> {
+        batch.clone().map(|k| (k, read_ahead(&inputs[k]))).collect()
+    };
+    crate::parallel::map_each_ahead(&batches, READ_AHEAD_BATCHES, read_batch, |batch| {
+        batch.into_iter().all(|(k, prepared)| {
+            let input = &inputs[k];
+            result = match prepared {
+                Some(prepared) => {
+                    let name = input_name(input);
+                    let id = ingest.begin_file_with(&name, options.clone());
+                    ingest.push_prepared_file(id, prepared);
+                    progress.show(&format!(
+                        "reading {name}: {} rollouts",
+                        ingest.rollouts_read()
+                    ));
+                    after_chunk(ingest)
+                }
+                // Large files, archives and files that could not be read ahead (their error is
+                // reported as usual) are read here, in their turn.
+                None => read_input(ingest, input, options, progress, after_chunk),
+            };
+            result.is_ok()
+        })
+    });
+    result
+}
+
+/// The name a file of the input is read under.
+fn input_name(input: &Input) -> String {
+    match input {
+        Input::Path(path) => path.to_string_lossy().into_owned(),
+        Input::Bytes { name, .. } => name.clone(),
+    }
+}
+
+/// A small file of the input read whole and prepared, or `None` (read it in its turn instead).
+fn read_ahead(input: &Input) -> Option<PreparedFile> {
+    let Input::Path(path) = input else {
+        return None;
+    };
+    let mut file = File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > READ_AHEAD_MAX_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(size as usize + 1);
+    file.read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > READ_AHEAD_MAX_BYTES || bytes.starts_with(crate::ingest::ZIP_MAGIC) {
+        return None;
+    }
+    Some(PreparedFile::new(bytes))
 }
 
 /// Reads one input into `ingest`: a file by [`read_file`], bytes in memory as a file of that
@@ -698,11 +812,9 @@ fn convert_into(
         }
         Ok(())
     };
-    for input in files {
-        read_input(&mut ingest, input, options, progress, &mut |ingest| {
-            write_lines(ingest, out)
-        })?;
-    }
+    read_inputs(&mut ingest, files, options, progress, &mut |ingest| {
+        write_lines(ingest, out)
+    })?;
     ingest.end_all();
     write_lines(&mut ingest, out)?;
     out.flush()?;

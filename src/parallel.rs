@@ -68,6 +68,79 @@ pub fn map_each<T: Sync, R: Send>(
     items.iter().map(f).for_each(consume);
 }
 
+/// [`map_each`] in a sliding window: item `k + ahead` is started only once item `k` was
+/// consumed, so at most `ahead` results wait at any time (memory stays bounded however many
+/// items there are). `consume` returns `false` to stop: no later item is started, and the
+/// items started are waited for and dropped.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn map_each_ahead<T: Sync, R: Send>(
+    items: &[T],
+    ahead: usize,
+    f: impl Fn(&T) -> R + Sync + Send,
+    mut consume: impl FnMut(R) -> bool,
+) {
+    if rayon::current_thread_index().is_some() {
+        // On one of the pool's threads: one item at a time, in order (see `map_each`).
+        for item in items {
+            if !consume(f(item)) {
+                return;
+            }
+        }
+        return;
+    }
+    let ahead = ahead.max(1);
+    let f = &f;
+    rayon::in_place_scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let start = |i: usize| {
+            let tx = tx.clone();
+            let item = &items[i];
+            scope.spawn(move |_| {
+                // A panic is sent back and raised again on the calling thread, which would
+                // otherwise wait for this result forever.
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)));
+                let _ = tx.send((i, r));
+            });
+        };
+        let mut started = items.len().min(ahead);
+        (0..started).for_each(start);
+        let mut ready = std::collections::BTreeMap::new();
+        let (mut next, mut stopped) = (0, false);
+        while next < started {
+            // Item `next` was started and has not been received: a result is still to come.
+            let Ok((i, r)) = rx.recv() else { break };
+            let r = r.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            ready.insert(i, r);
+            while let Some(r) = ready.remove(&next) {
+                next += 1;
+                if stopped {
+                    continue;
+                }
+                stopped = !consume(r);
+                if !stopped && started < items.len() {
+                    start(started);
+                    started += 1;
+                }
+            }
+        }
+    });
+}
+
+/// [`map_each`] in a sliding window of `ahead` items; in wasm32 a plain loop.
+#[cfg(target_arch = "wasm32")]
+pub fn map_each_ahead<T: Sync, R: Send>(
+    items: &[T],
+    _ahead: usize,
+    f: impl Fn(&T) -> R + Sync + Send,
+    mut consume: impl FnMut(R) -> bool,
+) {
+    for item in items {
+        if !consume(f(item)) {
+            return;
+        }
+    }
+}
+
 /// The threads [`map`] uses.
 pub fn threads() -> usize {
     #[cfg(not(target_arch = "wasm32"))]
@@ -106,5 +179,69 @@ mod tests {
         let mut inside = Vec::new();
         pool.install(|| map_each(&items, slow_first, |r| inside.push(r)));
         assert_eq!(inside, expected);
+    }
+
+    /// The window: results in item order, never more than `ahead` items started and not yet
+    /// consumed, and nothing started after `consume` says stop.
+    #[test]
+    fn map_each_ahead_keeps_its_window() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let items: Vec<u64> = (0..300).collect();
+        for ahead in [1, 2, 7, 64, 1000] {
+            let (started, consumed) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let mut got = Vec::new();
+            map_each_ahead(
+                &items,
+                ahead,
+                |&i| {
+                    let s = started.fetch_add(1, Ordering::SeqCst) + 1;
+                    assert!(
+                        s <= consumed.load(Ordering::SeqCst) + ahead,
+                        "window of {ahead}"
+                    );
+                    if i % 50 == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                    i * 3
+                },
+                |r| {
+                    got.push(r);
+                    consumed.fetch_add(1, Ordering::SeqCst);
+                    true
+                },
+            );
+            assert_eq!(got, items.iter().map(|i| i * 3).collect::<Vec<_>>());
+            let started = AtomicUsize::new(0);
+            let mut got = Vec::new();
+            map_each_ahead(
+                &items,
+                ahead,
+                |&i| {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    i
+                },
+                |r| {
+                    got.push(r);
+                    r < 10
+                },
+            );
+            assert_eq!(got, (0..=10).collect::<Vec<_>>());
+            assert!(started.load(Ordering::SeqCst) <= 11 + ahead);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "item 5")]
+    fn map_each_ahead_raises_a_panic_on_the_calling_thread() {
+        let items: Vec<u64> = (0..20).collect();
+        map_each_ahead(
+            &items,
+            4,
+            |&i| {
+                assert!(i != 5, "item 5");
+                i
+            },
+            |_| true,
+        );
     }
 }

@@ -158,6 +158,36 @@ pub(crate) trait FormatReader {
     ) {
     }
 
+    /// The context-free part of reading a whole document of `format`: what follows from its
+    /// bytes alone (and its top-level object as classification scanned it), computed ahead —
+    /// natively on rayon's pool, for a file read whole ([`crate::ingest::PreparedFile`]) — and
+    /// handed back to [`FormatReader::prepared_document`]. `None`: the reader has no such part.
+    fn prepare_document(
+        &self,
+        _format: Format,
+        _bytes: &[u8],
+        _scanned: Option<&scan::Scanned>,
+    ) -> Option<PreparedDocument> {
+        None
+    }
+
+    /// [`FormatReader::document`] given the document's top-level object as classification
+    /// scanned it (when it is an object) and what [`FormatReader::prepare_document`] computed
+    /// ahead from the same bytes (if it was). The result must be `document`'s.
+    #[allow(clippy::too_many_arguments)]
+    fn prepared_document(
+        &mut self,
+        out: &mut Sink<'_>,
+        file: usize,
+        format: Format,
+        bytes: &[u8],
+        open: usize,
+        _scanned: Option<&scan::Scanned>,
+        _prepared: Option<PreparedDocument>,
+    ) {
+        self.document(out, file, format, bytes, open);
+    }
+
     /// At the end of the input: what needs several files. Called again after more files;
     /// files resolved already are marked ([`Sink::resolved`]).
     fn resolve(&mut self, _out: &mut Sink<'_>) {}
@@ -206,6 +236,9 @@ pub(crate) trait FormatReader {
         self.reread(format, bytes, success)
     }
 }
+
+/// What [`FormatReader::prepare_document`] computed ahead; each reader downcasts its own.
+pub(crate) type PreparedDocument = Box<dyn std::any::Any + Send>;
 
 /// What a reader keeps per file for re-reading its rollout later (see
 /// [`FormatReader::reread_with`]); each reader downcasts its own.

@@ -43,10 +43,30 @@ pub(crate) fn read_object<'de, T: Deserialize<'de>>(
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(format!("expected {what} (a JSON object)"));
     }
+    // Read without tracking the path first (tracking it costs an allocation per key); only a
+    // failure is read again with it, for the message. Tracking the path changes nothing else.
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    if let Ok(value) = T::deserialize(&mut de) {
+        if de.end().is_ok() {
+            return Ok(value);
+        }
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     de.end().map_err(|e| e.to_string())?;
     Ok(value)
+}
+
+/// The JSON object at the start of `bytes` read into `T`, and its length, when it reads without
+/// error: what [`read_object`] gives for exactly those bytes (`None`: nothing is said, read
+/// the object's bytes with `read_object` for its error).
+pub(crate) fn read_object_prefix<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<(T, usize)> {
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, values.byte_offset()))
 }
 
 pub(crate) fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> String {

@@ -34,6 +34,7 @@ pub mod framing;
 pub mod prepared;
 pub(crate) mod session;
 pub mod sniff;
+pub mod whole;
 
 use crate::formats::{Format, ImportOptions, ImportSummary};
 use crate::rollout::{Corpus, InputFile, Rollout};
@@ -41,6 +42,7 @@ use framing::{count_lines, Line, LineSplitter};
 use prepared::PreparedLines;
 use session::Session;
 use sniff::{binary_kind, sniff, Sniff, PROBE};
+pub use whole::PreparedFile;
 
 /// The first bytes of a zip archive's first entry (an Inspect `.eval` log is a zip).
 pub const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
@@ -87,6 +89,9 @@ pub struct Ingest {
     marks: Vec<FileMark>,
     session: Session,
     parallel: ParallelParse,
+    /// The files that ended (and were counted), by the hash of their bytes: a repeat is looked up among them only, not
+    /// among every earlier file (a folder of 30,000 files would compare each with all).
+    by_digest: std::collections::HashMap<u128, Vec<u32>>,
 }
 
 /// When a pushed chunk of canonical JSONL is parsed on several threads.
@@ -143,8 +148,6 @@ struct FileMark {
     diagnostics_total: u64,
     converted: usize,
     hasher: Box<Xxh3>,
-    /// The hash of the whole file, once it has ended (and was counted).
-    digest: Option<u128>,
 }
 
 impl Default for Ingest {
@@ -155,6 +158,7 @@ impl Default for Ingest {
             marks: Vec::new(),
             session: Session::new(),
             parallel: ParallelParse::default(),
+            by_digest: std::collections::HashMap::new(),
         }
     }
 }
@@ -209,7 +213,6 @@ impl Ingest {
             diagnostics_total: self.corpus.diagnostics_total,
             converted: self.session.converted_len(),
             hasher: Box::new(Xxh3::new()),
-            digest: None,
         });
         self.session.begin_file(name, options);
         id
@@ -228,6 +231,41 @@ impl Ingest {
         let mut used = 0;
         self.push_with(file, chunk, Some((lines, &mut used)));
         used
+    }
+
+    /// Reads a whole file prepared ahead ([`PreparedFile::new`], on any thread): the same as
+    /// pushing its bytes and ending the file, without doing again what was prepared (see
+    /// [`whole`]). Nothing may have been pushed for the file; if something was, its bytes are
+    /// pushed and the file ended as usual.
+    pub fn push_prepared_file(&mut self, file: FileId, prepared: PreparedFile) {
+        let PreparedFile {
+            bytes,
+            hasher,
+            document,
+        } = prepared;
+        let i = file.index();
+        if !matches!(self.readers.get(i), Some(Reader::Detecting(h)) if h.is_empty()) {
+            self.push(file, &bytes);
+            self.end_file(file);
+            return;
+        }
+        // `push`'s first chunk, without copying the bytes into the buffer, nor hashing them
+        // again: nothing was hashed for the file yet.
+        self.marks[i].hasher = hasher;
+        self.readers[i] = Reader::Detecting(bytes);
+        let len = self.head_len(i);
+        self.corpus.files[i].bytes = len as u64;
+        if len >= PROBE && !self.skip_if_binary(file) {
+            self.detect(file, false);
+        }
+        self.end_file_with(file, document);
+    }
+
+    fn head_len(&self, i: usize) -> usize {
+        match &self.readers[i] {
+            Reader::Detecting(head) => head.len(),
+            _ => 0,
+        }
     }
 
     /// Whether the file is being read as canonical JSONL, line by line (so readings computed
@@ -418,6 +456,11 @@ impl Ingest {
     /// Ends a file: a last line without a line break is read now, and a buffered document is
     /// converted.
     pub fn end_file(&mut self, file: FileId) {
+        self.end_file_with(file, None);
+    }
+
+    /// [`Ingest::end_file`], with the file's document prepared ahead from its bytes.
+    fn end_file_with(&mut self, file: FileId, document: Option<whole::PreparedDocument>) {
         let i = file.index();
         if i >= self.readers.len() {
             return;
@@ -456,8 +499,11 @@ impl Ingest {
             Reader::Document(bytes) => {
                 let info = &mut self.corpus.files[i];
                 info.bytes = bytes.len() as u64;
-                info.lines = count_lines(&bytes);
-                self.session.document(&mut self.corpus, i, &bytes);
+                info.lines = match &document {
+                    Some(d) => d.lines,
+                    None => count_lines(&bytes),
+                };
+                self.session.document(&mut self.corpus, i, &bytes, document);
             }
             Reader::Stream(format) => self.session.end_stream(&mut self.corpus, i, format),
             Reader::Archive(bytes) => {
@@ -482,17 +528,24 @@ impl Ingest {
     fn repeated(&mut self, i: usize) -> Option<usize> {
         let digest = self.marks[i].hasher.digest128();
         let bytes = self.corpus.files[i].bytes;
+        // The earliest such file: the files holding this digest, in any order (files may end
+        // out of order), the smallest index before `i` that matches.
         let found = (bytes > 0)
             .then(|| {
-                (0..i).find(|&j| {
-                    self.marks[j].digest == Some(digest)
-                        && self.corpus.files[j].bytes == bytes
-                        && self.session.options(j) == self.session.options(i)
-                })
+                self.by_digest
+                    .get(&digest)?
+                    .iter()
+                    .map(|&j| j as usize)
+                    .filter(|&j| {
+                        j < i
+                            && self.corpus.files[j].bytes == bytes
+                            && self.session.options(j) == self.session.options(i)
+                    })
+                    .min()
             })
             .flatten();
         if found.is_none() {
-            self.marks[i].digest = Some(digest);
+            self.by_digest.entry(digest).or_default().push(i as u32);
         }
         found
     }

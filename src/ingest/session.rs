@@ -12,7 +12,7 @@ use crate::label::Labeller;
 use crate::rollout::{Corpus, Diagnostic, Source};
 
 use super::framing::strip_bom;
-use super::sniff::{classify_document, tried};
+use super::sniff::{classify_scanned, tried};
 use crate::formats::scan::skip_ws;
 
 /// What the session alone keeps per file.
@@ -168,8 +168,20 @@ impl Session {
     }
 
     /// A whole JSON document, at the end of its file.
-    pub(crate) fn document(&mut self, corpus: &mut Corpus, file: usize, bytes: &[u8]) {
-        let format = match classify_document(bytes, &self.readers) {
+    /// `prepared`: its classification and reading computed ahead from the same bytes
+    /// ([`super::whole`]).
+    pub(crate) fn document(
+        &mut self,
+        corpus: &mut Corpus,
+        file: usize,
+        bytes: &[u8],
+        prepared: Option<super::whole::PreparedDocument>,
+    ) {
+        let (classified, reading) = match prepared {
+            Some(p) => (p.classified, p.reading),
+            None => (classify_scanned(bytes, &self.readers), None),
+        };
+        let (format, scanned) = match classified {
             Ok(f) => f,
             Err(message) => {
                 self.flags[file].recognised = false;
@@ -190,7 +202,7 @@ impl Session {
             return;
         };
         self.with_reader(corpus, r, |reader, sink| {
-            reader.document(sink, file, format, bytes, open)
+            reader.prepared_document(sink, file, format, bytes, open, scanned.as_ref(), reading)
         });
     }
 

@@ -22,7 +22,7 @@
 use serde::de::IgnoredAny;
 
 use super::framing::{strip_bom, BOM};
-use crate::formats::scan::{elements, members, skip_ws, value_end};
+use crate::formats::scan::{elements, scan_object, skip_ws, value_end, Scanned};
 use crate::formats::{Format, FormatReader, Keys, LineShape};
 
 /// The readers asked, in order.
@@ -142,23 +142,39 @@ fn trim_end(mut b: &[u8]) -> &[u8] {
 }
 
 /// The format of a whole JSON document, or a message naming every format tried.
+#[cfg(test)]
 pub(crate) fn classify_document(bytes: &[u8], readers: &Readers) -> Result<Format, String> {
+    classify_scanned(bytes, readers).map(|(format, _)| format)
+}
+
+/// [`classify_document`], with the document's top-level object as it was scanned to classify
+/// it (offsets into `bytes`), when the document is an object.
+pub(crate) fn classify_scanned(
+    bytes: &[u8],
+    readers: &Readers,
+) -> Result<(Format, Option<Scanned>), String> {
     let body = strip_bom(bytes);
     let start = skip_ws(body, 0);
     match body.get(start) {
-        Some(b'[') => classify_array(&body[start..], readers).ok_or_else(|| {
-            format!(
+        Some(b'[') => classify_array(&body[start..], readers)
+            .map(|f| (f, None))
+            .ok_or_else(|| {
+                format!(
                 "a JSON array whose first element is not a tau-bench result ({{task_id, trial, \
                  reward, info, traj}}), a tau2 simulation ({{task_id, messages, reward_info}}), a \
                  message transcript ({{messages, …}} with an outcome field) nor a ToolSandbox \
                  conversation message ({{role, content}}); {}",
                 tried()
             )
-        }),
+            }),
         Some(b'{') => {
-            let (m, _) = members(body, start);
-            match readers.iter().find_map(|r| r.recognise_object(body, &m)) {
-                Some(format) => Ok(format),
+            let bom = bytes.len() - body.len();
+            let scanned = scan_object(bytes, bom + start, None);
+            match readers
+                .iter()
+                .find_map(|r| r.recognise_object(bytes, &scanned.members))
+            {
+                Some(format) => Ok((format, Some(scanned))),
                 None => Err(format!(
                     "a JSON object that is neither a tau2 Results object ({{info, tasks, \
                      simulations}}), a tau2 results.json with a simulation_index, one tau2 \
@@ -209,12 +225,29 @@ pub(crate) fn binary_kind(probe: &[u8]) -> Option<&'static str> {
     if let Some((_, kind)) = MAGIC.iter().find(|(m, _)| probe.starts_with(m)) {
         return Some(kind);
     }
+    if probe.len() < 16 {
+        return None;
+    }
+    // Text, the common case, is told without decoding it char by char: valid UTF-8 holding no
+    // NUL and no replacement character, but maybe for a character cut at the probe's end (one
+    // replacement character when decoded).
+    let (valid, cut) = match std::str::from_utf8(probe) {
+        Ok(s) => (Some(s), false),
+        Err(e) if e.error_len().is_none() => {
+            (std::str::from_utf8(&probe[..e.valid_up_to()]).ok(), true)
+        }
+        Err(_) => (None, true),
+    };
+    if let Some(valid) = valid.filter(|v| !v.as_bytes().contains(&0) && !v.contains('\u{FFFD}')) {
+        let bad = usize::from(cut);
+        return (bad * 10 > valid.chars().count() + bad).then_some("a binary file");
+    }
     let text = String::from_utf8_lossy(probe);
     let bad = text
         .chars()
         .filter(|&c| c == '\u{FFFD}' || c == '\0')
         .count();
-    (probe.len() >= 16 && bad * 10 > text.chars().count()).then_some("a binary file")
+    (bad * 10 > text.chars().count()).then_some("a binary file")
 }
 
 /// The list of formats tried, for detection failures.
@@ -310,6 +343,54 @@ mod tests {
         assert_eq!(sniff(b"", true), lines(Format::Canonical));
         assert_eq!(sniff(b" \n", true), lines(Format::Canonical));
         assert_eq!(sniff(b"\xEF\xBB", true), FALLBACK);
+    }
+
+    /// The fast path for text gives the decoding count's answer.
+    #[test]
+    fn binary_kind_as_counted() {
+        fn counted(probe: &[u8]) -> Option<&'static str> {
+            let text = String::from_utf8_lossy(probe);
+            let bad = text
+                .chars()
+                .filter(|&c| c == '\u{FFFD}' || c == '\0')
+                .count();
+            (probe.len() >= 16 && bad * 10 > text.chars().count()).then_some("a binary file")
+        }
+        let text = "plain text, ünïcödé and 😀 emoji\n".repeat(200);
+        let mut probes: Vec<Vec<u8>> = Vec::new();
+        for cut in 0..64 {
+            probes.push(text.as_bytes()[..text.len().min(4096) - cut].to_vec());
+            probes.push("😀".repeat(5).as_bytes()[..20 - cut % 4].to_vec());
+            probes.push("é".repeat(9).as_bytes()[..18 - cut % 3].to_vec());
+        }
+        probes.push(b"sixteen bytes ok\0".to_vec());
+        probes.push([b"abcdefghijklmnop".as_slice(), &[0xff, 0xfe, 0x00][..]].concat());
+        probes.push("\u{FFFD}".repeat(10).into_bytes());
+        probes.push([&[0xc3u8][..], b"abcdefghijklmnopqrstuvwxyz"].concat());
+        let mut x = 7u32;
+        for len in [16, 17, 40, 100, 4096] {
+            for _ in 0..50 {
+                probes.push(
+                    (0..len)
+                        .map(|_| {
+                            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                            let b = (x >> 16) as u8;
+                            if x % 3 == 0 {
+                                b
+                            } else {
+                                b'a' + b % 26
+                            }
+                        })
+                        .collect(),
+                );
+            }
+        }
+        for probe in probes {
+            if super::binary_kind(&probe).is_some_and(|k| k != "a binary file") {
+                continue;
+            }
+            assert_eq!(super::binary_kind(&probe), counted(&probe), "{probe:?}");
+        }
     }
 
     #[test]

@@ -458,6 +458,74 @@ mod tests {
         }
     }
 
+    /// A remembered decision is the rules' own: every example decided once, again (from the
+    /// memo), and by a labeller with user rules in front, gives what running the rules gives;
+    /// past the memo's bound decisions are still made.
+    #[test]
+    fn remembered_decisions_are_the_rules_decisions() {
+        let user = crate::label::LabelSettings {
+            builtin: true,
+            rules: vec![crate::label::RuleSpec {
+                id: "mine".into(),
+                label: "state".into(),
+                error: Some("not found|503".into()),
+                tool: None,
+                except_tool: None,
+                args: None,
+                dataset: None,
+                termination: None,
+                no_tool: None,
+                reference: None,
+                rationale: "test".into(),
+            }],
+        };
+        for l in [Labeller::builtin(), Labeller::new(&user).unwrap()] {
+            let fresh = l.clone();
+            let mut facts = Vec::new();
+            for row in RULES {
+                let (pos, neg) = examples(row.id);
+                for (tool, error, reference) in pos.into_iter().chain(neg) {
+                    for no_tool in [false, true] {
+                        facts.push(Facts {
+                            tool,
+                            error: Some(error),
+                            reference,
+                            no_tool,
+                            ..Facts::default()
+                        });
+                    }
+                }
+            }
+            let id = |r: Option<&crate::label::Rule>| r.map(|r| r.spec.id.clone());
+            for f in facts.iter().chain(&facts) {
+                assert_eq!(id(l.decide(f)), id(fresh.decide_now(f)), "{f:?}");
+            }
+        }
+        // Beyond the bound: not remembered, still decided.
+        let l = Labeller::builtin();
+        let texts: Vec<String> = (0..super::super::Decided::MAX_ENTRIES + 10)
+            .map(|i| format!("Error: order #{i} not found"))
+            .collect();
+        for t in texts.iter().chain(&texts) {
+            let f = Facts {
+                tool: Some("get_order"),
+                error: Some(t),
+                ..Facts::default()
+            };
+            assert_eq!(id_of(l.decide(&f)), id_of(l.decide_now(&f)));
+        }
+        let long = "x".repeat(10_000) + " 503 Service Unavailable";
+        let f = Facts {
+            error: Some(&long),
+            ..Facts::default()
+        };
+        assert_eq!(id_of(l.decide(&f)).as_deref(), Some("env.unavailable"));
+    }
+
+    fn id_of(r: Option<&crate::label::Rule>) -> Option<String> {
+        r.map(|r| r.spec.id.clone())
+    }
+
     #[test]
     fn a_rollout_without_tool_calls_gets_the_no_tool_rule_only() {
         let l = Labeller::builtin();

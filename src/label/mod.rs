@@ -276,6 +276,56 @@ impl LabelSettings {
 pub struct Labeller {
     user: Vec<Rule>,
     builtin: Vec<Rule>,
+    /// Decisions made so far, by the facts they were made on: logs repeat their error texts,
+    /// and a decision runs every rule's patterns.
+    decided: Decided,
+}
+
+/// A bounded memo of [`Labeller::decide`]: the facts, written out, → the index of the deciding
+/// rule in [`Labeller::rules`] order (`None`: unlabeled). A decision is a pure function of the
+/// facts, so a remembered one is the one the rules give. Facts longer than
+/// [`Decided::MAX_KEY`] bytes are not remembered, and nothing more once [`Decided::MAX_ENTRIES`]
+/// are (memory stays bounded whatever the input).
+#[derive(Debug, Default)]
+struct Decided(std::sync::Mutex<std::collections::HashMap<Vec<u8>, Option<usize>>>);
+
+impl Decided {
+    const MAX_ENTRIES: usize = 4096;
+    const MAX_KEY: usize = 4096;
+
+    /// The facts as one key: each field with its length, so no two facts share a key.
+    fn key(f: &Facts<'_>) -> Option<Vec<u8>> {
+        let fields = [Some(f.dataset), f.tool, f.args, f.error, f.termination];
+        let len: usize = fields
+            .iter()
+            .map(|v| v.map_or(0, str::len) + 9)
+            .sum::<usize>()
+            + 2;
+        if len > Self::MAX_KEY {
+            return None;
+        }
+        let mut key = Vec::with_capacity(len);
+        for v in fields {
+            match v {
+                Some(v) => {
+                    key.push(1);
+                    key.extend_from_slice(&(v.len() as u64).to_le_bytes());
+                    key.extend_from_slice(v.as_bytes());
+                }
+                None => key.push(0),
+            }
+        }
+        key.push(u8::from(f.no_tool));
+        key.push(f.reference as u8);
+        Some(key)
+    }
+}
+
+impl Clone for Decided {
+    /// A clone starts with no decisions (they are the same rules' anyway).
+    fn clone(&self) -> Self {
+        Decided::default()
+    }
 }
 
 impl Labeller {
@@ -297,7 +347,11 @@ impl Labeller {
         } else {
             Vec::new()
         };
-        Ok(Labeller { user, builtin })
+        Ok(Labeller {
+            user,
+            builtin,
+            decided: Decided::default(),
+        })
     }
 
     /// The built-in table alone.
@@ -305,6 +359,7 @@ impl Labeller {
         Labeller {
             user: Vec::new(),
             builtin: builtin::compiled().to_vec(),
+            decided: Decided::default(),
         }
     }
 
@@ -313,6 +368,7 @@ impl Labeller {
         Labeller {
             user: Vec::new(),
             builtin: Vec::new(),
+            decided: Decided::default(),
         }
     }
 
@@ -371,6 +427,35 @@ impl Labeller {
     /// built-in ones, the one whose verdict ranks first (environment, then the paper's
     /// tie-break), the earliest in its table on a tie. `None`: unlabeled.
     pub fn decide(&self, f: &Facts<'_>) -> Option<&Rule> {
+        if self.is_empty() {
+            return None;
+        }
+        let Some(key) = Decided::key(f) else {
+            return self.decide_now(f);
+        };
+        let memo = |m: &mut std::collections::HashMap<Vec<u8>, Option<usize>>| {
+            m.get(&key).map(|&i| i.and_then(|i| self.rules().nth(i)))
+        };
+        // A poisoned lock (a panic elsewhere while it was held) only loses the memo.
+        if let Some(rule) = self.decided.0.lock().ok().as_deref_mut().and_then(memo) {
+            return rule;
+        }
+        let rule = self.decide_now(f);
+        if let Ok(mut m) = self.decided.0.lock() {
+            if m.len() < Decided::MAX_ENTRIES {
+                let index = rule.map(|r| {
+                    self.rules()
+                        .position(|x| std::ptr::eq(x, r))
+                        .expect("a rule of this labeller")
+                });
+                m.insert(key, index);
+            }
+        }
+        rule
+    }
+
+    /// [`Labeller::decide`], running the rules.
+    fn decide_now(&self, f: &Facts<'_>) -> Option<&Rule> {
         pick(&self.user, f).or_else(|| pick(&self.builtin, f))
     }
 }

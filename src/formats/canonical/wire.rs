@@ -95,6 +95,14 @@ pub(super) fn parse_wire(bytes: &[u8]) -> Result<(ParsedRollout, LineExtra), Lin
         }
         None => return Err(LineError::Json("empty line".to_string())),
     }
+    // Read without tracking the path first (an allocation per key); only a failure is read
+    // again with it, for the message.
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    if let Ok(wire) = WireRollout::deserialize(&mut de) {
+        if de.end().is_ok() {
+            return wire.validate();
+        }
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let wire: WireRollout = serde_path_to_error::deserialize(&mut de).map_err(json_error)?;
     de.end().map_err(|e| LineError::Json(e.to_string()))?;

@@ -37,9 +37,11 @@
 //! harness bug with `-` in tool-call ids) is flagged; the summary's mean similarity
 //! (`ALL_CATEGORIES`) is recomputed from its rows.
 //!
-//! Everything here is pure: bytes in, drafts and messages out. Each trajectory file is reduced
+//! Everything here is pure: bytes in, drafts and messages out. Each execution context is reduced
 //! to its calls as soon as it is read ([`read_execution_context`]), row by row, so a 50 MB
-//! execution context costs its bytes plus the calls, never a JSON tree.
+//! execution context costs its bytes plus the calls, never a JSON tree. A `conversation.json`,
+//! usually answered by its scenario's execution context (the next file of a run folder), is
+//! kept unread until it is needed, within a budget (`reader::Read`).
 
 use crate::formats::chat::WireMessage;
 use std::collections::{BTreeMap, HashSet};
@@ -50,10 +52,13 @@ use serde_json::{Map, Value};
 
 use super::chat::chat_pairing;
 use super::draft::{last_line, Draft, RawStep, Verdict};
+use super::object::read_object_prefix;
 use super::pairing::pair_messages;
 use super::pyrepr::{self, Py};
 use super::read_object;
-use super::scan::{elements, members, skip_ws, value_end, LineCounter, ScanError};
+use super::scan::{
+    elements, member_start, members, skip_ws, value_end, LineCounter, ScanError, Scanned,
+};
 use crate::rollout::Cost;
 
 mod reader;
@@ -346,13 +351,25 @@ pub(crate) fn is_conversation_message(keys: &[&str]) -> bool {
 
 /// Reads `result_summary.json`: each row on its own, so a bad row costs that row only.
 /// Fails only when the file is not an object with a `per_scenario_results` array.
+#[cfg(test)]
 pub(crate) fn read_summary(bytes: &[u8]) -> Result<RunSummary, Located> {
+    read_summary_scanned(bytes, None)
+}
+
+/// [`read_summary`] given the file's top-level object as classification scanned it.
+pub(crate) fn read_summary_scanned(
+    bytes: &[u8],
+    scanned: Option<&Scanned>,
+) -> Result<RunSummary, Located> {
     let open = open_brace(bytes).ok_or_else(|| Located {
         line: None,
         message: "expected a ToolSandbox result_summary.json (a JSON object)".into(),
     })?;
     let mut lc = LineCounter::new(bytes);
-    let (members, problem) = members(bytes, open);
+    let (members, problem) = match scanned.filter(|s| s.open == open) {
+        Some(s) => (s.members.clone(), s.problem.clone()),
+        None => members(bytes, open),
+    };
     let mut out = RunSummary::default();
     let Some(rows) = members.iter().find(|m| m.key == "per_scenario_results") else {
         return Err(cut_or_missing(
@@ -567,20 +584,33 @@ enum RowKind {
 /// the file is parsed). Any unreadable row fails the whole file: a missing call or reply would
 /// change the prefix silently.
 pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located> {
+    read_execution_context_scanned(bytes, None)
+}
+
+/// [`read_execution_context`] given the file's top-level object as classification scanned it
+/// (the same reading, without scanning the file again).
+pub(crate) fn read_execution_context_scanned(
+    bytes: &[u8],
+    scanned: Option<&Scanned>,
+) -> Result<Trajectory, Located> {
     let mut lc = LineCounter::new(bytes);
     let open = open_brace(bytes).ok_or_else(|| Located {
         line: None,
         message: "expected a ToolSandbox execution_context.json (a JSON object)".into(),
     })?;
+    let scanned = scanned.filter(|s| s.open == open);
     // A cut or malformed file is refused whole, even past the rows read: the scenario's end
     // (how it ended) may be what is missing.
-    let end = value_end(bytes, open).map_err(|e| Located {
-        line: Some(lc.line_at(match e {
-            ScanError::Unexpected { at, .. } => at,
-            ScanError::Truncated => bytes.len(),
-        })),
-        message: e.to_string(),
-    })?;
+    let end = match scanned.and_then(|s| s.end) {
+        Some(end) => end,
+        None => value_end(bytes, open).map_err(|e| Located {
+            line: Some(lc.line_at(match e {
+                ScanError::Unexpected { at, .. } => at,
+                ScanError::Truncated => bytes.len(),
+            })),
+            message: e.to_string(),
+        })?,
+    };
     let rest = skip_ws(bytes, end);
     if rest < bytes.len() {
         return Err(Located {
@@ -589,7 +619,14 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
         });
     }
     let mut lc = LineCounter::new(bytes);
-    let (top, problem) = members(bytes, open);
+    let own;
+    let (top, problem) = match scanned {
+        Some(s) => (&s.members, s.problem.clone()),
+        None => {
+            own = members(bytes, open);
+            (&own.0, own.1)
+        }
+    };
     let Some(dbs) = top.iter().find(|m| m.key == "_dbs") else {
         return Err(cut_or_missing(&mut lc, bytes, problem, "_dbs"));
     };
@@ -599,30 +636,41 @@ pub(crate) fn read_execution_context(bytes: &[u8]) -> Result<Trajectory, Located
             message: "_dbs: expected an object of databases".into(),
         });
     }
-    let (dbs_members, dbs_problem) = members(bytes, dbs.start);
-    let Some(sandbox) = dbs_members.iter().find(|m| m.key == "SANDBOX") else {
-        let p = dbs_problem.or(problem);
+    // Nothing of `_dbs` after SANDBOX's start is read here (the file's scan checked its
+    // brackets; the rows are read next).
+    let Some(sandbox) = member_start(bytes, dbs.start, "SANDBOX") else {
+        let p = members(bytes, dbs.start).1.or(problem);
         return Err(cut_or_missing(&mut lc, bytes, p, "_dbs.SANDBOX"));
     };
-    if bytes.get(sandbox.start) != Some(&b'[') {
+    if bytes.get(sandbox) != Some(&b'[') {
         return Err(Located {
-            line: Some(lc.line_at(sandbox.start)),
+            line: Some(lc.line_at(sandbox)),
             message: "_dbs.SANDBOX: expected an array of rows".into(),
         });
     }
     let mut rows: Vec<Row> = Vec::new();
     let mut ended_active = false;
-    for (i, span) in elements(bytes, sandbox.start).enumerate() {
-        let span = span.map_err(|e| Located {
+    // Each row is read where it starts, which also tells where it ends (no scan before the
+    // read); a row that does not read is scanned and read again for its error.
+    let mut it = elements(bytes, sandbox);
+    for i in 0.. {
+        let Some(next) = it.next_read(read_object_prefix::<WireSandboxRow>) else {
+            break;
+        };
+        let (span, read) = next.map_err(|e| Located {
             line: Some(lc.line_at(bytes.len())),
             message: format!("_dbs.SANDBOX: {e}; the scenario's rows are incomplete"),
         })?;
         let line = lc.line_at(span.start);
-        let w: WireSandboxRow = read_object(&bytes[span.start..span.end], "a SANDBOX row")
-            .map_err(|e| Located {
-                line: Some(line),
-                message: format!("_dbs.SANDBOX[{i}]: {e}"),
-            })?;
+        let w: WireSandboxRow = match read {
+            Some(w) => w,
+            None => {
+                read_object(&bytes[span.start..span.end], "a SANDBOX row").map_err(|e| Located {
+                    line: Some(line),
+                    message: format!("_dbs.SANDBOX[{i}]: {e}"),
+                })?
+            }
+        };
         // Headguard rows (every field null) and the user simulator's few-shot dialogue.
         let Some(sender) = w.sender.as_deref() else {
             continue;

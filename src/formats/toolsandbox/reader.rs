@@ -11,18 +11,21 @@
 //! the run folder, which join the one summary that lists their scenario.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::{
     is_conversation_message, is_execution_context, is_summary, join_scenario, model_from_folder,
-    read_conversation, read_execution_context, read_summary, reread, run_name,
+    read_conversation, read_execution_context_scanned, read_summary_scanned, reread, run_name,
     run_name_without_agent_folder, summary_dir, trajectory_path, Joined, Located, RereadFacts,
     RunFacts, RunReport, RunSummary, Skip, Trajectory, TrajectoryKind, TrajectoryPath,
 };
 use crate::formats::canonical::emit;
 use crate::formats::draft::Draft;
-use crate::formats::scan::{LineCounter, Member};
-use crate::formats::{Format, FormatReader, Keys, LineShape, RereadContext, Sink};
+use crate::formats::scan::{LineCounter, Member, Scanned};
+use crate::formats::{
+    Format, FormatReader, Keys, LineShape, PreparedDocument, RereadContext, Sink,
+};
 use crate::rollout::Source;
 
 /// The runs whose summary has come, and the trajectory files still waiting.
@@ -32,6 +35,8 @@ pub(crate) struct ToolSandbox {
     runs: BTreeMap<usize, Run>,
     /// Trajectory files whose run's summary has not come (or whose name lacks the run folder).
     waiting: BTreeMap<usize, Pending>,
+    /// Bytes of the `conversation.json` files held unread ([`Read::Unread`]).
+    unread: Arc<AtomicUsize>,
 }
 
 /// A trajectory file, read (or not).
@@ -39,8 +44,42 @@ struct Pending {
     kind: TrajectoryKind,
     scenario: String,
     run_dir: String,
-    read: Result<Trajectory, Located>,
+    read: Read,
     source: Source,
+}
+
+/// A trajectory file's reading: an execution context is reduced to its calls on arrival; a
+/// `conversation.json` is usually answered by its scenario's execution context, which comes
+/// next in a run folder, so its bytes are kept unread until it is needed (at the input's end)
+/// or dropped unread — within [`UNREAD_BUDGET`], past which it is read on arrival. Either way
+/// the reading is the same (a pure function of the bytes).
+enum Read {
+    Done(Result<Trajectory, Located>),
+    Unread(Unread),
+}
+
+/// Bytes of `conversation.json` files kept unread at most at any time, per reader.
+const UNREAD_BUDGET: usize = 64 << 20;
+
+/// A `conversation.json`'s bytes kept unread, counted in its reader's total while held.
+struct Unread {
+    bytes: Vec<u8>,
+    held: Arc<AtomicUsize>,
+}
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        self.held.fetch_sub(self.bytes.len(), Ordering::Relaxed);
+    }
+}
+
+impl Read {
+    fn reading(&self) -> std::borrow::Cow<'_, Result<Trajectory, Located>> {
+        match self {
+            Read::Done(read) => std::borrow::Cow::Borrowed(read),
+            Read::Unread(u) => std::borrow::Cow::Owned(read_conversation(&u.bytes)),
+        }
+    }
 }
 
 /// One run: its summary and what has been joined so far.
@@ -112,55 +151,56 @@ impl FormatReader for ToolSandbox {
         bytes: &[u8],
         open: usize,
     ) {
-        match format {
-            Format::ToolSandboxSummary => match read_summary(bytes) {
+        self.prepared_document(out, file, format, bytes, open, None, None);
+    }
+
+    fn prepare_document(
+        &self,
+        format: Format,
+        bytes: &[u8],
+        scanned: Option<&Scanned>,
+    ) -> Option<PreparedDocument> {
+        Some(Box::new(read_document(format, bytes, scanned)))
+    }
+
+    fn prepared_document(
+        &mut self,
+        out: &mut Sink<'_>,
+        file: usize,
+        format: Format,
+        bytes: &[u8],
+        open: usize,
+        scanned: Option<&Scanned>,
+        prepared: Option<PreparedDocument>,
+    ) {
+        let reading = match prepared.and_then(|p| p.downcast::<Reading>().ok()) {
+            Some(reading) => *reading,
+            None => read_document(format, bytes, scanned),
+        };
+        match reading {
+            Reading::Summary(read) => match read {
                 Ok(s) => self.add_summary(out, file, s),
                 Err(e) => out.reject(file, e.line, e.message),
             },
-            Format::ToolSandboxContext | Format::ToolSandboxConversation => {
-                let kind = if format == Format::ToolSandboxContext {
-                    TrajectoryKind::ExecutionContext
-                } else {
-                    TrajectoryKind::Conversation
-                };
-                let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(file));
-                let Some(scenario) = scenario else {
-                    out.reject(
-                        file,
-                        None,
-                        "a ToolSandbox trajectory file is known by its folder \
-                         (trajectories/<scenario>/…): drop or pick the run folder, or give the \
-                         file with its path"
-                            .to_string(),
-                    );
-                    return;
-                };
-                // Reduced to its calls now: the file's bytes are not kept.
-                let read = match kind {
-                    TrajectoryKind::ExecutionContext => read_execution_context(bytes),
-                    TrajectoryKind::Conversation => read_conversation(bytes),
-                };
-                let source = Source {
-                    file: file as u32,
-                    line: LineCounter::new(bytes).line_at(open),
-                    offset: open as u64,
-                    len: u32::try_from(bytes.len() - open).unwrap_or(u32::MAX),
-                };
-                let pending = Pending {
-                    kind,
-                    scenario,
-                    run_dir,
-                    read,
-                    source,
-                };
-                match self.run_in_folder(&pending.run_dir) {
-                    Some(s) => self.join(out, s, file, pending),
-                    None => {
-                        self.waiting.insert(file, pending);
-                    }
-                }
+            Reading::Context(read) => {
+                let kind = TrajectoryKind::ExecutionContext;
+                self.trajectory(out, file, kind, Read::Done(read), bytes, open)
             }
-            _ => {}
+            Reading::Conversation(unread) => {
+                let held = self.unread.fetch_add(unread.len(), Ordering::Relaxed);
+                let read = Read::Unread(Unread {
+                    bytes: unread,
+                    held: self.unread.clone(),
+                });
+                let read = if held.saturating_add(bytes.len()) <= UNREAD_BUDGET {
+                    read
+                } else {
+                    Read::Done(read.reading().into_owned())
+                };
+                let kind = TrajectoryKind::Conversation;
+                self.trajectory(out, file, kind, read, bytes, open)
+            }
+            Reading::Other => {}
         }
     }
 
@@ -231,7 +271,72 @@ impl FormatReader for ToolSandbox {
     }
 }
 
+/// A ToolSandbox file's reading, which needs its bytes alone (done ahead natively, see
+/// [`FormatReader::prepare_document`]).
+enum Reading {
+    Summary(Result<RunSummary, Located>),
+    /// An execution context reduced to its calls: the file's bytes are not kept.
+    Context(Result<Trajectory, Located>),
+    /// A conversation's bytes (see [`Read`]).
+    Conversation(Vec<u8>),
+    Other,
+}
+
+fn read_document(format: Format, bytes: &[u8], scanned: Option<&Scanned>) -> Reading {
+    match format {
+        Format::ToolSandboxSummary => Reading::Summary(read_summary_scanned(bytes, scanned)),
+        Format::ToolSandboxContext => {
+            Reading::Context(read_execution_context_scanned(bytes, scanned))
+        }
+        Format::ToolSandboxConversation => Reading::Conversation(bytes.to_vec()),
+        _ => Reading::Other,
+    }
+}
+
 impl ToolSandbox {
+    /// A trajectory file read: it joins its run now, or waits for the run's summary.
+    fn trajectory(
+        &mut self,
+        out: &mut Sink<'_>,
+        file: usize,
+        kind: TrajectoryKind,
+        read: Read,
+        bytes: &[u8],
+        open: usize,
+    ) {
+        let TrajectoryPath { run_dir, scenario } = trajectory_path(out.name(file));
+        let Some(scenario) = scenario else {
+            out.reject(
+                file,
+                None,
+                "a ToolSandbox trajectory file is known by its folder \
+                 (trajectories/<scenario>/…): drop or pick the run folder, or give the \
+                 file with its path"
+                    .to_string(),
+            );
+            return;
+        };
+        let source = Source {
+            file: file as u32,
+            line: LineCounter::new(bytes).line_at(open),
+            offset: open as u64,
+            len: u32::try_from(bytes.len() - open).unwrap_or(u32::MAX),
+        };
+        let pending = Pending {
+            kind,
+            scenario,
+            run_dir,
+            read,
+            source,
+        };
+        match self.run_in_folder(&pending.run_dir) {
+            Some(s) => self.join(out, s, file, pending),
+            None => {
+                self.waiting.insert(file, pending);
+            }
+        }
+    }
+
     /// The run whose summary sits in `run_dir` (an empty folder matches none).
     fn run_in_folder(&self, run_dir: &str) -> Option<usize> {
         if run_dir.is_empty() {
@@ -375,7 +480,13 @@ fn emit_scenario(out: &mut Sink<'_>, s: usize, run: &mut Run, t: usize, p: &Pend
     // ToolSandbox (provider errors are left out unless kept).
     options.keep_provider_errors = out.options(s).crashed.counts(options.keep_provider_errors);
     let row = &run.summary.rows[run.rows[&p.scenario]];
-    match join_scenario(row, &p.read, &run.facts, &options, &mut run.report) {
+    match join_scenario(
+        row,
+        &p.read.reading(),
+        &run.facts,
+        &options,
+        &mut run.report,
+    ) {
         Joined::Rollout(mut d) => {
             d.apply(out.options(t));
             out.import(t).paired_with = Some(summary_name);

@@ -1,0 +1,101 @@
+//! Whole files read ahead: natively, a folder of many small files is read on several threads.
+//!
+//! [`PreparedFile::new`] takes a file's bytes and computes, on whatever thread it is called,
+//! what follows from those bytes alone: their hash (to tell repeats), whether the file is a whole
+//! JSON document, its line count, its format
+//! (`classify_document`, with the top-level object's scan) and its format reader's context-free
+//! reading ([`crate::formats::FormatReader::prepare_document`]: a ToolSandbox trajectory reduced
+//! to its calls). The CLI prepares the small files of its inputs this way on rayon's pool, a
+//! bounded window ahead of the file being ingested, and hands each to
+//! [`Ingest::push_prepared_file`](super::Ingest::push_prepared_file) in input order.
+//!
+//! A prepared reading is a pure function of the file's bytes, which the [`PreparedFile`] owns
+//! and pushes itself, and it is used only where the file, read as usual, reaches the same
+//! step (a buffered document, classified); everything order-dependent (repeats, joins with
+//! other files, diagnostics, [`crate::rollout::Corpus::add_rollout`]) still happens in input
+//! order in the ingest. The corpus is therefore the one [`Ingest::push`](super::Ingest::push)
+//! and [`Ingest::end_file`](super::Ingest::end_file) build, whatever the number of threads
+//! (`tests/parallel_parse.rs`).
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::framing::count_lines;
+use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
+use super::ZIP_MAGIC;
+use crate::formats::scan::Scanned;
+use crate::formats::{readers, Format};
+
+/// A whole file's bytes and what was computed from them ahead; see the module documentation.
+pub struct PreparedFile {
+    pub(crate) bytes: Vec<u8>,
+    /// The hash of the bytes, as a fresh file's mark takes it when they are pushed.
+    pub(crate) hasher: Box<Xxh3>,
+    pub(crate) document: Option<PreparedDocument>,
+}
+
+/// A whole JSON document's classification and its reader's reading, computed ahead.
+pub(crate) struct PreparedDocument {
+    pub(crate) classified: Result<(Format, Option<Scanned>), String>,
+    pub(crate) reading: Option<crate::formats::PreparedDocument>,
+    /// The file's lines ([`count_lines`]).
+    pub(crate) lines: u64,
+}
+
+impl std::fmt::Debug for PreparedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedFile")
+            .field("bytes", &self.bytes.len())
+            .field("document", &self.document.is_some())
+            .finish()
+    }
+}
+
+impl PreparedFile {
+    /// The whole file `bytes`, with what can be read from them alone (a pure function: call it
+    /// on any thread).
+    pub fn new(bytes: Vec<u8>) -> PreparedFile {
+        let document = prepare_document(&bytes);
+        let mut hasher = Box::new(Xxh3::new());
+        hasher.update(&bytes);
+        PreparedFile {
+            bytes,
+            hasher,
+            document,
+        }
+    }
+
+    /// The file's bytes, as [`Ingest::push_prepared_file`](super::Ingest::push_prepared_file)
+    /// will push them.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// The document's classification and reading, when the file looks like a whole JSON document
+/// (as the ingest will tell at its end: not an archive, not binary, not streamed, a document by
+/// its first line). A guess only decides whether the work is done ahead: the ingest uses it
+/// only for a file it buffered as a document.
+fn prepare_document(bytes: &[u8]) -> Option<PreparedDocument> {
+    let probe = &bytes[..bytes.len().min(PROBE)];
+    if bytes.starts_with(ZIP_MAGIC) || binary_kind(probe).is_some() {
+        return None;
+    }
+    let readers = readers();
+    if readers.iter().any(|r| r.recognise_stream(probe).is_some())
+        || sniff(bytes, true, &readers) != Sniff::Document
+    {
+        return None;
+    }
+    let classified = classify_scanned(bytes, &readers);
+    let reading = classified.as_ref().ok().and_then(|(format, scanned)| {
+        readers
+            .iter()
+            .find(|r| r.formats().contains(format))?
+            .prepare_document(*format, bytes, scanned.as_ref())
+    });
+    Some(PreparedDocument {
+        classified,
+        reading,
+        lines: count_lines(bytes),
+    })
+}
