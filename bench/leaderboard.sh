@@ -3,7 +3,8 @@
 # (gpt-4.1, 1,032 scenarios) copied under 15 agent_* names, each copy's files made byte-distinct
 # (identical files are read once), ≈ 716 MB in ≈ 31,000 files (bench/make_leaderboard.py,
 # built once under bench/out/). Prints the native wall time and peak RSS of `prefix-exec score`
-# (bootstrap off), then the browser's pick→ready time and memory with the folder picked through
+# (bootstrap off) and, beside it, Python's json.loads of every file of the folder (the issue's
+# baseline), then the browser's pick→ready time and memory with the folder picked through
 # "Choose a folder…" (bench/browser-big.mjs --folder, bootstrap off). Prints numbers only.
 #   bash bench/leaderboard.sh [--copies N] [--native-only] [--workers N]
 # Needs ../shared/data/released-runs (not committed here). Take figures on a quiet machine and
@@ -33,6 +34,21 @@ echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in 1 2 3; do
   /usr/bin/time -f "native: %e s wall, %M KB peak RSS" target/release/prefix-exec \
     score "$out" --bootstrap 0 -q --json /dev/null >/dev/null
+done
+# The baseline of issue #21: Python merely parsing every file of the folder (json.loads).
+for i in 1 2; do
+  /usr/bin/time -f "python json.loads of every file: %e s wall, %M KB peak RSS" python3 -c '
+import json, os, sys
+for d, _, fs in os.walk(sys.argv[1]):
+    for f in fs:
+        if f.endswith((".json", ".jsonl")):
+            with open(os.path.join(d, f), "rb") as h:
+                b = h.read()
+            try:
+                json.loads(b)
+            except ValueError:
+                pass
+' "$out"
 done
 [ "$native_only" = 1 ] && exit 0
 [ -f dist/index.html ] || trunk build --release --locked

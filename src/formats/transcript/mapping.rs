@@ -3,7 +3,7 @@
 //! and changed per file (`--field success=evaluation.utility`, a mapping JSON file, or the
 //! app's file options).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -237,15 +237,23 @@ pub(crate) fn name_field(
         .find_map(|p| Some((text(lookup(record, p)?)?, p.to_string()))))
 }
 
-/// What was used for each field of a file's records, for the file list and the report.
+/// What was used for each field of a file's records, for the file list and the report: per
+/// field, up to four sources in the order met.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Detected(pub BTreeMap<&'static str, BTreeSet<String>>);
+pub(crate) struct Detected(Vec<(&'static str, Vec<String>)>);
 
 impl Detected {
     pub fn note(&mut self, field: &'static str, source: &str) {
-        let set = self.0.entry(field).or_default();
-        if set.len() < 4 && !set.contains(source) {
-            set.insert(source.to_string());
+        let i = match self.0.iter().position(|(f, _)| *f == field) {
+            Some(i) => i,
+            None => {
+                self.0.push((field, Vec::new()));
+                self.0.len() - 1
+            }
+        };
+        let sources = &mut self.0[i].1;
+        if sources.len() < 4 && !sources.iter().any(|s| s == source) {
+            sources.push(source.to_string());
         }
     }
 
@@ -253,12 +261,7 @@ impl Detected {
     pub fn to_map(&self) -> BTreeMap<String, String> {
         self.0
             .iter()
-            .map(|(k, v)| {
-                (
-                    k.to_string(),
-                    v.iter().cloned().collect::<Vec<_>>().join(" | "),
-                )
-            })
+            .map(|(k, v)| (k.to_string(), v.join(" | ")))
             .collect()
     }
 }

@@ -90,8 +90,9 @@ fn is_record(has: impl Fn(&str) -> bool) -> bool {
 #[derive(Default)]
 pub(crate) struct Transcript {
     files: HashMap<usize, FileState>,
-    /// Compiled text rules, shared by the files with the same settings.
-    rules: HashMap<RejectSettings, Arc<TextRules>>,
+    /// Compiled text rules, shared by the files with the same settings (a drop has one or a
+    /// few settings: a list).
+    rules: Vec<(RejectSettings, Arc<TextRules>)>,
 }
 
 struct FileState {
@@ -135,11 +136,14 @@ impl Transcript {
     fn state(&mut self, out: &mut Sink<'_>, file: usize) -> &mut FileState {
         if !self.files.contains_key(&file) {
             let options = &out.options(file).transcript;
-            let rules = self
-                .rules
-                .entry(options.reject.clone())
-                .or_insert_with(|| Arc::new(TextRules::new(&options.reject)))
-                .clone();
+            let rules = match self.rules.iter().find(|(s, _)| *s == options.reject) {
+                Some((_, rules)) => rules.clone(),
+                None => {
+                    let rules = Arc::new(TextRules::new(&options.reject));
+                    self.rules.push((options.reject.clone(), rules.clone()));
+                    rules
+                }
+            };
             let ctx = Arc::new(FileContext::new(out.name(file), options, rules.clone()));
             for problem in &rules.problems {
                 out.warn(file, None, problem.clone());
