@@ -33,17 +33,16 @@ pub(crate) struct WireFunction {
 /// The tool message answering each call of each message ([`super::pairing`]): calls are the
 /// assistant messages' `tool_calls`, replies the `role: "tool"` messages by `tool_call_id`.
 pub(crate) fn chat_pairing(messages: &[WireMessage]) -> Vec<Vec<Option<usize>>> {
-    super::pairing::pair_messages(
+    super::pairing::pair_chat(
         messages,
-        |m| match m.role.as_str() {
-            "assistant" => m
-                .tool_calls
+        |m| m.role.as_str(),
+        |m| {
+            m.tool_calls
                 .iter()
                 .flatten()
                 .map(|c| c.id.as_deref())
-                .collect(),
-            _ => Vec::new(),
+                .collect()
         },
-        |m| (m.role == "tool").then_some(m.tool_call_id.as_deref()),
+        |m| m.tool_call_id.as_deref(),
     )
 }

@@ -109,6 +109,24 @@ pub(crate) fn pair_messages<'a, M>(
     out
 }
 
+/// [`pair_messages`] for a chat log: the calls of `assistant` messages (their ids, in order)
+/// and the `tool` messages as replies (the id each names).
+pub(crate) fn pair_chat<'a, M>(
+    messages: &'a [M],
+    role: impl Fn(&'a M) -> &'a str,
+    call_ids: impl Fn(&'a M) -> Vec<Option<&'a str>>,
+    reply_id: impl Fn(&'a M) -> Option<&'a str>,
+) -> Vec<Vec<Option<usize>>> {
+    pair_messages(
+        messages,
+        |m| match role(m) {
+            "assistant" => call_ids(m),
+            _ => Vec::new(),
+        },
+        |m| (role(m) == "tool").then(|| reply_id(m)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,7 +35,7 @@ mod reader;
 pub(crate) use reader::Tau2;
 
 use super::draft::{cost_value, unanswered, unusable_message, Draft, RawStep, Verdict};
-use super::pairing::pair_messages;
+use super::pairing::pair_chat;
 use super::schema_check::ToolSet;
 use super::tau_bench::arguments;
 use super::{read_object, Id, ImportOptions, SUCCESS_EPS};
@@ -292,18 +292,18 @@ pub(crate) fn read_simulation(bytes: &[u8]) -> Result<Simulation, String> {
 }
 
 fn steps(messages: &[WireMessage]) -> Vec<RawStep> {
-    let answers = pair_messages(
+    // tau2's tool messages name the call they answer by `id`.
+    let answers = pair_chat(
         messages,
-        |m| match m.role.as_str() {
-            "assistant" => m
-                .tool_calls
+        |m| m.role.as_str(),
+        |m| {
+            m.tool_calls
                 .iter()
                 .flatten()
                 .map(|c| c.id.as_deref())
-                .collect(),
-            _ => Vec::new(),
+                .collect()
         },
-        |m| (m.role == "tool").then_some(m.id.as_deref()),
+        |m| m.id.as_deref(),
     );
     let mut out = Vec::new();
     for (m, answers) in messages.iter().zip(answers) {

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::formats::schema_check::kind;
+
 /// Where each field comes from, when set by the user (a dotted path into the record, e.g.
 /// `eval_result.overall_reward`; a number in a path indexes an array). Unset fields are
 /// detected.
@@ -199,17 +201,6 @@ pub(crate) fn outcome(record: &Value, fields: &FieldMap) -> Result<Outcome, Stri
             SUCCESS_FIELDS.join(", ")
         ),
     })
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A name-like field: the mapped path, else the first of `candidates` holding a non-empty
