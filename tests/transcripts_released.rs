@@ -4,6 +4,8 @@
 //! compared with counts derived here by a plain reading of the JSON (serde_json values walked by
 //! hand, not the reader under test). Skipped (passing) when the shared folder is absent.
 
+mod import_support;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -27,20 +29,7 @@ fn generic(test: &str) -> Option<PathBuf> {
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    import_support::paths_under(dir, &["json", "jsonl"])
 }
 
 /// Counts of a set of rollouts.

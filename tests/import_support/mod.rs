@@ -28,8 +28,8 @@ pub const BFCL_RUN: [&str; 2] = [
     "bfcl/score/tiny-model/multi_turn/BFCL_v4_multi_turn_base_score.json",
 ];
 
-/// Every file under `dir`, named by its path relative to `base`, in a fixed order.
-pub fn walk(base: &Path, dir: &Path) -> Vec<(String, Vec<u8>)> {
+/// The paths of every file under `dir` whose extension is one of `extensions`, sorted.
+pub fn paths_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -37,16 +37,31 @@ pub fn walk(base: &Path, dir: &Path) -> Vec<(String, Vec<u8>)> {
             let p = e.unwrap().path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let name = p
-                    .strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((name, std::fs::read(&p).unwrap()));
+            } else if p
+                .extension()
+                .is_some_and(|x| extensions.iter().any(|e| x == *e))
+            {
+                out.push(p);
             }
         }
     }
+    out.sort();
+    out
+}
+
+/// Every `.json` file under `dir`, named by its path relative to `base`, in a fixed order.
+pub fn walk(base: &Path, dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = paths_under(dir, &["json"])
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
     out.sort();
     out
 }

@@ -84,52 +84,70 @@ impl FieldMap {
         let (name, value) = assignment
             .split_once('=')
             .ok_or_else(|| format!("expected FIELD=PATH, got {assignment:?}"))?;
-        let value = value.trim();
-        let path = || {
-            (!value.is_empty())
-                .then(|| value.to_string())
-                .ok_or_else(|| format!("--field {name}= needs a path"))
-        };
-        match name.trim() {
-            "success" => self.success = Some(path()?),
-            "task" => self.task = Some(path()?),
-            "model" => self.model = Some(path()?),
-            "method" => self.method = Some(path()?),
-            "dataset" => self.dataset = Some(path()?),
-            "threshold" => {
-                self.threshold = Some(
-                    value
-                        .parse::<f64>()
+        let (name, value) = (name.trim(), value.trim());
+        if value.is_empty() {
+            return Err(format!("--field {name}= needs a path"));
+        }
+        self.set_field(name, Some(value))
+    }
+
+    /// Sets field `name` to `value`, or back to detected with `None` (the app's inputs).
+    pub fn set_field(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        if name == "threshold" {
+            self.threshold = match value {
+                None => None,
+                Some(v) => Some(
+                    v.parse::<f64>()
                         .ok()
                         .filter(|t| t.is_finite())
-                        .ok_or_else(|| format!("threshold must be a number, got {value:?}"))?,
-                )
-            }
+                        .ok_or_else(|| format!("threshold must be a number, got {v:?}"))?,
+                ),
+            };
+            return Ok(());
+        }
+        *self.path_mut(name)? = value.map(str::to_string);
+        Ok(())
+    }
+
+    /// Field `name` as written (empty when detected).
+    pub fn get(&self, name: &str) -> String {
+        match name {
+            "threshold" => self.threshold.map(|t| t.to_string()),
+            _ => self.path(name).cloned(),
+        }
+        .unwrap_or_default()
+    }
+
+    fn path(&self, name: &str) -> Option<&String> {
+        match name {
+            "success" => self.success.as_ref(),
+            "task" => self.task.as_ref(),
+            "model" => self.model.as_ref(),
+            "method" => self.method.as_ref(),
+            "dataset" => self.dataset.as_ref(),
+            _ => None,
+        }
+    }
+
+    fn path_mut(&mut self, name: &str) -> Result<&mut Option<String>, String> {
+        Ok(match name {
+            "success" => &mut self.success,
+            "task" => &mut self.task,
+            "model" => &mut self.model,
+            "method" => &mut self.method,
+            "dataset" => &mut self.dataset,
             other => {
                 return Err(format!(
                     "unknown field {other:?}: expected one of {}",
                     FIELDS.join(", ")
                 ))
             }
-        }
-        Ok(())
+        })
     }
 
     /// Reads a mapping JSON file (`{"success": "evaluation.utility", "threshold": 0.5, …}`).
     pub fn parse(text: &str) -> Result<FieldMap, String> {
         serde_json::from_str(text).map_err(|e| format!("not a field mapping: {e}"))
-    }
-
-    /// The fields set here over those of `base`.
-    pub fn over(&self, base: &FieldMap) -> FieldMap {
-        FieldMap {
-            success: self.success.clone().or_else(|| base.success.clone()),
-            threshold: self.threshold.or(base.threshold),
-            task: self.task.clone().or_else(|| base.task.clone()),
-            model: self.model.clone().or_else(|| base.model.clone()),
-            method: self.method.clone().or_else(|| base.method.clone()),
-            dataset: self.dataset.clone().or_else(|| base.dataset.clone()),
-        }
     }
 
     pub fn threshold(&self) -> f64 {
@@ -234,7 +252,8 @@ pub(crate) fn name_field(
 pub(crate) struct Detected(Vec<(&'static str, Vec<String>)>);
 
 impl Detected {
-    pub fn note(&mut self, field: &'static str, source: &str) {
+    /// Notes that `field` came from `source`; whether that is new.
+    pub fn note(&mut self, field: &'static str, source: &str) -> bool {
         let i = match self.0.iter().position(|(f, _)| *f == field) {
             Some(i) => i,
             None => {
@@ -243,9 +262,11 @@ impl Detected {
             }
         };
         let sources = &mut self.0[i].1;
-        if sources.len() < 4 && !sources.iter().any(|s| s == source) {
+        let new = sources.len() < 4 && !sources.iter().any(|s| s == source);
+        if new {
             sources.push(source.to_string());
         }
+        new
     }
 
     /// `field → source` with several sources joined by ` | `.

@@ -79,62 +79,69 @@ pub(crate) fn walk(messages: &[&Value], rules: &TextRules) -> Walk {
         positional: 0,
         user_calls: 0,
     };
-    for (event, answer) in events.iter().zip(&answers) {
-        let Event::Call(call) = event else { continue };
+    for i in 0..events.len() {
+        let Event::Call(call) = &events[i] else {
+            continue;
+        };
         if !call.agent {
             walk.user_calls += 1;
             continue;
         }
-        let reply = answer.map(|a| {
+        let reply = answers[i].map(|a| {
             walk.positional += u64::from(a.positional);
             match &events[a.reply] {
                 Event::Reply(r) => r,
                 Event::Call(_) => unreachable!("a call answers no call"),
             }
         });
-        let (args, bad_args) = match &call.args {
-            Ok(a) => (a.clone(), None),
-            Err(e) => (None, Some(e.clone())),
-        };
-        let (verdict, source, label) = match (reply, bad_args) {
-            (_, Some(e)) => (
-                Verdict::Rejected(Some(e)),
-                Some("arguments".to_string()),
-                Some("schema"),
-            ),
-            (None, None) => (
-                Verdict::Rejected(Some(format!(
-                    "unanswered: no reply answers this call (id {:?})",
-                    call.id.as_deref().unwrap_or("")
-                ))),
-                Some("unanswered".to_string()),
-                None,
-            ),
-            (Some(r), None) => match (&r.flag, rules.first_match(&r.text)) {
-                (Some((flag, text)), _) => (
-                    Verdict::Rejected(Some(text.clone().unwrap_or_else(|| r.text.clone()))),
-                    Some(format!("flag:{flag}")),
-                    None,
-                ),
-                (None, Some(rule)) => (
-                    Verdict::Rejected(Some(r.text.clone())),
-                    Some(format!("text:{rule}")),
-                    None,
-                ),
-                (None, None) => (Verdict::Accepted, None, None),
-            },
+        let (verdict, label) = verdict(call, reply, rules);
+        // The call is not looked at again: its name and arguments move into the step.
+        let Event::Call(call) = &mut events[i] else {
+            unreachable!("matched above")
         };
         walk.steps.push(RawStep {
-            tool: call.tool.clone(),
-            args,
-            verdict,
+            tool: call.tool.take(),
+            args: std::mem::replace(&mut call.args, Ok(None)).unwrap_or(None),
+            verdict: verdict.0,
             call: None,
             agent_tool: None,
-            reject_source: source,
+            reject_source: verdict.1,
             label,
         });
     }
     walk
+}
+
+/// A call's verdict, the rule that decided it, and the label the log implies: the first that
+/// applies of the reply's explicit flag, a text rule on its text, arguments that are not JSON
+/// (labelled `schema`), no reply at all.
+fn verdict(
+    call: &Call,
+    reply: Option<&Reply>,
+    rules: &TextRules,
+) -> ((Verdict, Option<String>), Option<&'static str>) {
+    let rejected =
+        |text: String, source: &str| (Verdict::Rejected(Some(text)), Some(source.to_string()));
+    if let Some(r) = reply {
+        if let Some((flag, text)) = &r.flag {
+            let text = text.clone().unwrap_or_else(|| r.text.clone());
+            return (rejected(text, &format!("flag:{flag}")), None);
+        }
+        if let Some(rule) = rules.first_match(&r.text) {
+            return (rejected(r.text.clone(), &format!("text:{rule}")), None);
+        }
+    }
+    if let Err(e) = &call.args {
+        return (rejected(e.clone(), "arguments"), Some("schema"));
+    }
+    if reply.is_none() {
+        let text = format!(
+            "unanswered: no reply answers this call (id {:?})",
+            call.id.as_deref().unwrap_or("")
+        );
+        return (rejected(text, "unanswered"), None);
+    }
+    ((Verdict::Accepted, None), None)
 }
 
 fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
@@ -407,6 +414,22 @@ mod tests {
         );
         assert_eq!(w.steps[3].label, Some("schema"));
         assert_eq!(w.steps[4].args, Some(json!({})));
+    }
+
+    #[test]
+    fn a_reply_s_verdict_comes_before_the_arguments() {
+        // Arguments that are not JSON, answered by an error: the reply's text rule decides;
+        // answered as if executed: the arguments do.
+        let w = run(json!([
+            {"role": "assistant", "tool_calls": [
+                {"id": "a", "function": {"name": "f", "arguments": "{oops"}},
+                {"id": "b", "function": {"name": "g", "arguments": "{oops"}}]},
+            {"role": "tool", "tool_call_id": "a", "content": "Error: cannot parse"},
+            {"role": "tool", "tool_call_id": "b", "content": "done"}
+        ]));
+        assert_eq!(sources(&w), [Some("text:error-prefix"), Some("arguments")]);
+        assert_eq!(w.steps[0].label, None);
+        assert_eq!(w.steps[1].label, Some("schema"));
     }
 
     #[test]

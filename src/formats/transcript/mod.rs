@@ -17,8 +17,8 @@
 //! - **rejected** ([`reject`]): the first that applies decides and is recorded as the step's
 //!   `reject_source`: an explicit flag on the reply (`is_error: true`; an `error` that is set;
 //!   an MCP block or result with `error`/`isError` true) → `flag:…`; a text rule on the
-//!   reply's first text block → `text:<rule>`; no reply → `unanswered`; arguments that are not
-//!   JSON → `arguments` (labelled `schema`). Otherwise the call executed;
+//!   reply's first text block → `text:<rule>`; arguments that are not JSON → `arguments`
+//!   (labelled `schema`); no reply → `unanswered`. Otherwise the call executed;
 //! - **success, task, model, method, dataset** by a [`mapping`], detected from common field
 //!   names in a documented order and changed per file (`--field`, a mapping file, the app's
 //!   file options); the mapping used is recorded with each rollout (`meta.success_rule`, shown
@@ -202,8 +202,9 @@ impl Transcript {
             }
         };
         let state = self.files.get_mut(&file).expect("state made above");
+        let mut changed = false;
         for (field, used) in &converted.used {
-            state.detected.note(field, used);
+            changed |= state.detected.note(field, used);
         }
         if converted.positional > 0 && !state.warned_positional {
             state.warned_positional = true;
@@ -214,14 +215,13 @@ impl Transcript {
                     .to_string(),
             );
         }
-        out.import(file).mapping = state.detected.to_map();
+        if changed {
+            out.import(file).mapping = state.detected.to_map();
+        }
         let mut draft = match converted.draft {
-            Some(d) => d,
-            None => {
-                let reason = match &converted.null_field {
-                    Some(f) => format!("outcome field {f} is null"),
-                    None => "outcome field is null".to_string(),
-                };
+            Ok(d) => d,
+            Err(field) => {
+                let reason = format!("outcome field {field} is null");
                 *out.import(file).excluded.entry(reason).or_default() += 1;
                 return;
             }
@@ -240,9 +240,8 @@ impl Transcript {
 
 /// A converted record.
 struct Converted {
-    /// `None` when the outcome is null (not scored).
-    draft: Option<Draft>,
-    null_field: Option<String>,
+    /// The rollout, or the outcome field that is null (the record is not scored).
+    draft: Result<Draft, String>,
     /// Field → where it came from.
     used: Vec<(&'static str, String)>,
     positional: u64,
@@ -276,8 +275,7 @@ fn convert(record: &Value, ctx: &FileContext, ordinal: Option<usize>) -> Result<
     let (success, success_rule) = match outcome(record, &ctx.fields)? {
         Outcome::Null { field } => {
             return Ok(Converted {
-                draft: None,
-                null_field: Some(field),
+                draft: Err(field),
                 used,
                 positional: 0,
             })
@@ -368,7 +366,7 @@ fn convert(record: &Value, ctx: &FileContext, ordinal: Option<usize>) -> Result<
         usd: cost_value(number(&["cost", "agent_cost", "meta.agent_cost"])),
     };
     Ok(Converted {
-        draft: Some(Draft {
+        draft: Ok(Draft {
             dataset,
             task_id,
             model,
@@ -380,7 +378,6 @@ fn convert(record: &Value, ctx: &FileContext, ordinal: Option<usize>) -> Result<
             crash,
             meta,
         }),
-        null_field: None,
         used,
         positional: walk.positional,
     })
@@ -467,14 +464,14 @@ impl FormatReader for Transcript {
 
     fn reread_with(
         &self,
-        _: Format,
+        format: Format,
         bytes: &[u8],
-        _success: bool,
+        success: bool,
         context: Option<&RereadContext>,
     ) -> Result<Draft, String> {
         match context.and_then(|c| c.downcast_ref::<FileContext>()) {
             Some(ctx) => reread(bytes, ctx),
-            None => Err("the transcript's file settings are not known".to_string()),
+            None => self.reread(format, bytes, success),
         }
     }
 }
@@ -483,5 +480,5 @@ fn reread(bytes: &[u8], ctx: &FileContext) -> Result<Draft, String> {
     let record: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     convert(&record, ctx, None)?
         .draft
-        .ok_or_else(|| "the record's outcome is null".to_string())
+        .map_err(|field| format!("the record's outcome ({field}) is null"))
 }

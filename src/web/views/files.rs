@@ -441,13 +441,15 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
             view! { <span class="file-folder muted" data-testid="file-folder">{format!("{}/", folder)}</span> }
         })
     };
+    // What the worker read of the file, looked up once per report (the lookup scans the list).
+    let input = Memo::new(move |_| input_of(session, id));
     // Same bytes as a file listed earlier: the worker did not count it again.
-    let repeats = move || input_of(session, id)?.repeats;
+    let repeats = move || input.get()?.repeats;
     // The size the page knows, else the bytes the worker read.
     let known = f.size;
     let size = move || {
         known
-            .or_else(|| input_of(session, id).map(|i| i.bytes as f64))
+            .or_else(|| input.with(|i| i.as_ref().map(|i| i.bytes as f64)))
             .map(fmt_size)
             .unwrap_or_default()
     };
@@ -476,7 +478,8 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
                     })
             }}
             {move || {
-                input_of(session, id)
+                input
+                    .get()
                     .map(|i| i.mapping)
                     .filter(|m| !m.is_empty())
                     .map(|m| {

@@ -20,38 +20,6 @@ pub(super) fn mapping_text(mapping: &BTreeMap<String, String>) -> String {
         .join(" · ")
 }
 
-/// One field of a mapping as the inputs show it.
-fn get(fields: &FieldMap, name: &str) -> String {
-    match name {
-        "success" => fields.success.clone(),
-        "threshold" => fields.threshold.map(|t| t.to_string()),
-        "task" => fields.task.clone(),
-        "model" => fields.model.clone(),
-        "method" => fields.method.clone(),
-        "dataset" => fields.dataset.clone(),
-        _ => None,
-    }
-    .unwrap_or_default()
-}
-
-/// Sets one field from an input's text; empty text means "detect". `Err` says what is wrong.
-pub(super) fn set(fields: &mut FieldMap, name: &str, text: &str) -> Result<(), String> {
-    let text = text.trim();
-    if text.is_empty() {
-        match name {
-            "success" => fields.success = None,
-            "threshold" => fields.threshold = None,
-            "task" => fields.task = None,
-            "model" => fields.model = None,
-            "method" => fields.method = None,
-            "dataset" => fields.dataset = None,
-            _ => {}
-        }
-        return Ok(());
-    }
-    fields.set(&format!("{name}={text}"))
-}
-
 /// The inputs of a field mapping: six text fields, empty meaning "detect".
 pub(super) fn mapping_inputs(
     prefix: &'static str,
@@ -72,10 +40,12 @@ pub(super) fn mapping_inputs(
                         type="text"
                         data-testid=format!("{prefix}-{name}")
                         placeholder=if name == "threshold" { "1" } else { "detected" }
-                        prop:value=move || get(&current(), name)
+                        prop:value=move || current().get(name)
                         on:change=move |e| {
                             let mut next = current();
-                            match set(&mut next, name, &target_value(&e)) {
+                            let text = target_value(&e);
+                            let text = Some(text.trim()).filter(|t| !t.is_empty());
+                            match next.set_field(name, text) {
                                 Ok(()) => apply(next),
                                 Err(message) => notice.set(Some(message)),
                             }
