@@ -228,6 +228,15 @@ struct ImportArgs {
     /// arguments that are not JSON reject a call.
     #[arg(long)]
     no_reject_text_rules: bool,
+    /// Score the runs of one model and method (two ToolSandbox run folders, two tau-bench or
+    /// tau2 files of one model, …) as trials of one condition. Without it each run is a
+    /// condition of its own, its method naming the run (`default (run 2025-08-15 23:27:18)`).
+    #[arg(long)]
+    merge_runs: bool,
+    /// Print every problem found in the input (the first 1,000), one a line, instead of one
+    /// line per kind of problem with its count and its first example.
+    #[arg(long)]
+    verbose: bool,
 }
 
 fn parse_crash_policy(s: &str) -> std::result::Result<crate::formats::CrashPolicy, String> {
@@ -285,6 +294,7 @@ impl ImportArgs {
             schema_checks: !self.no_schema_checks,
             exclude_inference_errors: self.exclude_inference_errors,
             crashed: self.crashed,
+            merge_runs: self.merge_runs,
             labels: LabelSettings {
                 builtin: !self.no_builtin_labels,
                 rules,
@@ -584,7 +594,7 @@ fn score(args: ScoreArgs) -> Result<u8> {
     let mut progress = Progress::new(args.quiet);
     let options = args.import.options()?;
     let (corpus, summary) = read_corpus(&expand(&args.files)?, &options, &mut progress)?;
-    print_diagnostics(&corpus);
+    print_diagnostics(&corpus, args.import.verbose);
     if corpus.rollouts.is_empty() {
         eprintln!("prefix-exec: no valid rollout was read; nothing to score");
         return Ok(1);
@@ -823,11 +833,40 @@ fn convert_into(
     Ok((corpus, summary, written))
 }
 
-/// Prints a corpus's diagnostics to stderr (the first ones, then a count).
-fn print_diagnostics(corpus: &crate::rollout::Corpus) {
-    for line in diagnostic_lines(corpus) {
+/// Prints a corpus's problems to stderr: one line per kind with its count and first example,
+/// or with `verbose` every diagnostic kept (the first ones, then a count).
+fn print_diagnostics(corpus: &crate::rollout::Corpus, verbose: bool) {
+    let lines = if verbose {
+        diagnostic_lines(corpus)
+    } else {
+        problem_lines(corpus)
+    };
+    for line in lines {
         eprintln!("{line}");
     }
+}
+
+/// One line per kind of problem: the first of its kind, and how many read the same way.
+fn problem_lines(corpus: &crate::rollout::Corpus) -> Vec<String> {
+    let mut lines: Vec<String> = corpus
+        .problems
+        .iter()
+        .map(|p| match p.count {
+            1 => p.example.to_string(),
+            n => format!(
+                "{} [{n} problems of this kind; --verbose lists them]",
+                p.example
+            ),
+        })
+        .collect();
+    if corpus.diagnostics_total > corpus.problems.len() as u64 {
+        lines.push(format!(
+            "{} problems of {} kinds in the input; every valid line was scored",
+            corpus.diagnostics_total,
+            corpus.problems.len()
+        ));
+    }
+    lines
 }
 
 /// The lines [`print_diagnostics`] prints: the first diagnostics, then how many more there are.
@@ -858,7 +897,7 @@ fn convert(args: ConvertArgs) -> Result<u8> {
     let (corpus, summary, written) = convert_into(&files, &options, &mut progress, &mut out)
         .with_context(|| format!("cannot convert into {}", args.output))?;
     drop(out);
-    print_diagnostics(&corpus);
+    print_diagnostics(&corpus, args.import.verbose);
     for f in &summary.files {
         let format = f.format.map_or("not recognised", |f| f.name());
         eprintln!("{}: {format}, {} rollouts", f.name, f.rollouts);
@@ -973,7 +1012,7 @@ fn site(args: SiteArgs) -> Result<u8> {
         &mut progress,
         &mut data,
     )?;
-    print_diagnostics(&source);
+    print_diagnostics(&source, args.import.verbose);
     if written == 0 {
         eprintln!("prefix-exec: no valid rollout was read; no site written");
         return Ok(1);

@@ -171,6 +171,10 @@ pub struct ParsedRollout {
     /// The rollout crashed (canonical `crash`): an infrastructure or provider error ended it.
     #[serde(default)]
     pub crashed: bool,
+    /// The run the rollout came from (canonical `run`): rollouts of one condition from two runs
+    /// are scored as two conditions unless the runs are merged ([`Corpus::split_runs`]).
+    #[serde(default)]
+    pub run: Option<String>,
 }
 
 /// The first failing step of a parsed rollout.
@@ -262,6 +266,8 @@ pub struct Rollout {
     pub no_tool: bool,
     /// Ended by a crash (an infrastructure or provider error), counted per condition.
     pub crashed: bool,
+    /// Interned run key ([`ParsedRollout::run`]), when the input names one.
+    pub run: Option<TextId>,
     pub source: Source,
 }
 
@@ -351,6 +357,78 @@ impl fmt::Display for Diagnostic {
 /// How many diagnostics are kept verbatim; the rest are only counted.
 pub const MAX_DIAGNOSTICS: usize = 1000;
 
+/// One kind of problem: every diagnostic whose message reads the same once the parts that
+/// vary (numbers, paths, quoted names) are set aside ([`problem_kind`]), counted over all the
+/// diagnostics (not only the first [`MAX_DIAGNOSTICS`]), with the first as its example.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProblemKind {
+    pub kind: String,
+    pub count: u64,
+    pub example: Diagnostic,
+}
+
+/// The kind of a diagnostic's message: numbers become `N`, paths and quoted or backquoted
+/// parts `…`, so that `missing field `dataset` at line 3 column 1` and the same at line 7 are
+/// one kind. A person reads the count and the first example, not thousands of lines.
+///
+/// ```
+/// use prefix_exec::rollout::problem_kind;
+/// assert_eq!(
+///     problem_kind("expected value at line 3 column 1"),
+///     problem_kind("expected value at line 17 column 1")
+/// );
+/// assert_eq!(problem_kind("the same bytes as a/b.json, already loaded"), "the same bytes as …, already loaded");
+/// ```
+pub fn problem_kind(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(200));
+    let mut quote: Option<char> = None;
+    for word in message.split(' ') {
+        let word = match quote {
+            // Inside a quoted part: only what follows its closing quote is kept.
+            Some(q) => match word.find(q) {
+                Some(end) => {
+                    quote = None;
+                    &word[end + 1..]
+                }
+                None => continue,
+            },
+            None => word,
+        };
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if let Some(q) = word.chars().next().filter(|c| matches!(c, '`' | '"')) {
+            out.push('…');
+            let rest = &word[1..];
+            match rest.find(q) {
+                Some(end) => out.push_str(&rest[end + 1..]),
+                None => quote = Some(q),
+            }
+            continue;
+        }
+        if word.contains(['/', '\\']) {
+            out.push('…');
+            // Keep what punctuates the sentence after the path.
+            let tail = word.len() - word.trim_end_matches([',', ':', ';', ')']).len();
+            out.push_str(&word[word.len() - tail..]);
+            continue;
+        }
+        let mut digits = false;
+        for c in word.chars() {
+            if c.is_ascii_digit() {
+                if !digits {
+                    out.push('N');
+                }
+                digits = true;
+            } else {
+                digits = false;
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
 /// Everything read from the input: interned names, conditions, rollouts and diagnostics.
 #[derive(Clone, Debug, Default)]
 pub struct Corpus {
@@ -378,6 +456,12 @@ pub struct Corpus {
     /// How success was decided, by dataset, where the rollouts say so (`meta.success_rule`,
     /// e.g. ToolSandbox's similarity threshold): the report states it under the table.
     pub success_rules: std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    /// What reading the input decided that the report states once (runs scored apart, files
+    /// skipped as outside the protocol): the report's notes begin with these.
+    pub notes: Vec<String>,
+    /// Every diagnostic by kind, in order of first appearance.
+    pub problems: Vec<ProblemKind>,
+    problem_index: HashMap<String, usize>,
 }
 
 impl Corpus {
@@ -444,13 +528,116 @@ impl Corpus {
             cost: parsed.cost.into(),
             no_tool: parsed.no_tool,
             crashed: parsed.crashed,
+            run: parsed.run.map(|r| self.texts.intern(&r)),
             source,
         });
+    }
+
+    /// Scores each run of a condition as a condition of its own: rollouts of one (dataset,
+    /// model, method) that name different runs ([`Rollout::run`]; a rollout naming none is a
+    /// run of its own too) move to conditions whose method carries the run's label, e.g.
+    /// `default (run 2025-08-15 23:27:18)`, and a note names them. Two runs of one model are
+    /// not two trials of one condition — a broken run and its rerun differ completely — unless
+    /// `merged(condition)` says so (the user's `merge_runs`). `label` turns the runs' keys
+    /// into the short labels that tell them apart. Idempotent.
+    pub fn split_runs(
+        &mut self,
+        merged: impl Fn(ConditionId) -> bool,
+        label: impl Fn(&[&str]) -> Vec<String>,
+    ) {
+        use std::collections::{BTreeMap, BTreeSet};
+        // Condition → its runs in order of appearance (None: rollouts that name no run).
+        let mut runs: BTreeMap<ConditionId, Vec<Option<TextId>>> = BTreeMap::new();
+        let mut seen: BTreeSet<(ConditionId, Option<TextId>)> = BTreeSet::new();
+        for r in &self.rollouts {
+            if seen.insert((r.condition, r.run)) {
+                runs.entry(r.condition).or_default().push(r.run);
+            }
+        }
+        let mut moved: BTreeMap<(ConditionId, Option<TextId>), ConditionId> = BTreeMap::new();
+        let mut merged_notes = Vec::new();
+        for (condition, list) in runs {
+            if list.len() < 2 {
+                continue;
+            }
+            let (dataset, model, method) = self.condition_names(condition);
+            let (dataset, model, method) =
+                (dataset.to_string(), model.to_string(), method.to_string());
+            if merged(condition) {
+                merged_notes.push(format!(
+                    "{dataset}: {model} · {method}: {} runs merged into one condition (their \
+                     rollouts are trials of one condition)",
+                    list.len()
+                ));
+                continue;
+            }
+            let keys: Vec<&str> = list
+                .iter()
+                .map(|r| r.map_or("", |t| self.texts.get(t)))
+                .collect();
+            let labels = label(&keys);
+            let mut names = Vec::with_capacity(list.len());
+            for (i, (run, l)) in list.iter().zip(&labels).enumerate() {
+                let name = format!("{method} (run {l})");
+                if i == 0 {
+                    // The first run keeps the condition's id (so no condition is left empty).
+                    self.rename_method(condition, &name);
+                } else {
+                    let id = self.condition_id(&dataset, &model, &name);
+                    moved.insert((condition, *run), id);
+                }
+                names.push(name);
+            }
+            self.notes.push(format!(
+                "{dataset}: {model} · {method} came from {} runs, scored as {} conditions ({}); \
+                 merge runs (--merge-runs) to score them as trials of one condition",
+                list.len(),
+                list.len(),
+                names.join(", ")
+            ));
+        }
+        for note in merged_notes {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        if moved.is_empty() {
+            return;
+        }
+        for r in &mut self.rollouts {
+            if let Some(&id) = moved.get(&(r.condition, r.run)) {
+                r.condition = id;
+            }
+        }
+    }
+
+    /// Gives a condition another method name, keeping its id.
+    fn rename_method(&mut self, id: ConditionId, method: &str) {
+        let old = self.conditions[id as usize];
+        let new = Condition {
+            method: self.methods.intern(method),
+            ..old
+        };
+        self.condition_index.remove(&old);
+        self.condition_index.insert(new, id);
+        self.conditions[id as usize] = new;
     }
 
     /// Records a diagnostic, keeping at most [`MAX_DIAGNOSTICS`] verbatim.
     pub fn push_diagnostic(&mut self, d: Diagnostic) {
         self.diagnostics_total += 1;
+        let kind = problem_kind(&d.message);
+        match self.problem_index.get(&kind) {
+            Some(&i) => self.problems[i].count += 1,
+            None => {
+                self.problem_index.insert(kind.clone(), self.problems.len());
+                self.problems.push(ProblemKind {
+                    kind,
+                    count: 1,
+                    example: d.clone(),
+                });
+            }
+        }
         if self.diagnostics.len() < MAX_DIAGNOSTICS {
             self.diagnostics.push(d);
         }

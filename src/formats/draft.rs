@@ -68,13 +68,22 @@ pub(crate) struct Draft {
     /// The rollout crashed (an infrastructure or provider error), with the error's text: the
     /// canonical `crash` field. Set only where the file's crash policy counts crashes.
     pub crash: Option<String>,
+    /// The run the rollout belongs to: the run folder, or the file that holds the run (the
+    /// canonical `run`). Runs of one condition are scored apart unless merged.
+    pub run: Option<String>,
     /// Format-specific facts kept in the line's `meta` (trial, reward, termination reason, …).
     pub meta: Map<String, Value>,
 }
 
 impl Draft {
-    /// Applies the per-file overrides of dataset, model and method.
+    /// Reads a model named by a local path as the model it names (the original kept in
+    /// `meta.model_path`, see [`super::names`]), then applies the per-file overrides of
+    /// dataset, model and method.
     pub(crate) fn apply(&mut self, options: &ImportOptions) {
+        if let Some(readable) = super::names::readable_model(&self.model) {
+            let original = std::mem::replace(&mut self.model, readable);
+            self.meta.insert("model_path".into(), original.into());
+        }
         for (field, value) in [
             (&mut self.dataset, &options.dataset),
             (&mut self.model, &options.model),
@@ -146,6 +155,7 @@ impl Draft {
             steps,
             no_tool_ok: self.steps.is_empty().then_some(self.no_tool_ok),
             crash: self.crash.as_deref(),
+            run: self.run.as_deref(),
             cost,
             meta: &self.meta,
         };
@@ -166,6 +176,8 @@ struct LineOut<'a> {
     no_tool_ok: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     crash: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cost: Option<CostOut>,
     meta: &'a Map<String, Value>,
@@ -315,6 +327,7 @@ mod tests {
                 usd: Some(0.25),
             },
             crash: None,
+            run: None,
             meta: Map::new(),
         }
     }

@@ -55,6 +55,7 @@ pub(crate) mod chat;
 pub(crate) mod draft;
 pub mod inspect;
 pub mod json_schema;
+pub mod names;
 pub(crate) mod object;
 pub(crate) mod pairing;
 pub(crate) mod pyrepr;
@@ -296,6 +297,12 @@ pub struct ImportOptions {
     pub crashed: CrashPolicy,
     /// Message transcripts: the field mapping and the rules for rejected calls.
     pub transcript: transcript::Options,
+    /// Score the runs of one condition (two run folders, two files each holding a run of one
+    /// model and method) as trials of one condition instead of a condition each
+    /// ([`crate::rollout::Corpus::split_runs`]). A condition's runs merge when every file that
+    /// feeds it says so.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub merge_runs: bool,
 }
 
 /// What to do with rollouts that crashed: the tau-bench episodes with an empty trajectory and
@@ -365,6 +372,7 @@ impl Default for ImportOptions {
             exclude_inference_errors: false,
             crashed: CrashPolicy::Benchmark,
             transcript: transcript::Options::default(),
+            merge_runs: false,
         }
     }
 }
@@ -381,6 +389,8 @@ pub enum Format {
     Tau2Simulation,
     BfclResult,
     BfclScore,
+    /// BFCL's test data (questions, possible answers): no run, skipped with one note.
+    BfclTestData,
     InspectJson,
     InspectEval,
     ToolSandboxSummary,
@@ -391,7 +401,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order detection failures list them.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Canonical,
         Format::TauBench,
         Format::Tau2Results,
@@ -400,6 +410,7 @@ impl Format {
         Format::Tau2Simulation,
         Format::BfclResult,
         Format::BfclScore,
+        Format::BfclTestData,
         Format::InspectJson,
         Format::InspectEval,
         Format::ToolSandboxSummary,
@@ -419,6 +430,7 @@ impl Format {
             Format::Tau2Simulation => "tau2 simulation file (directory form)",
             Format::BfclResult => "BFCL result",
             Format::BfclScore => "BFCL score",
+            Format::BfclTestData => "BFCL test data",
             Format::InspectJson => "Inspect log (.json)",
             Format::InspectEval => "Inspect log (.eval)",
             Format::ToolSandboxSummary => "ToolSandbox result_summary.json",
@@ -439,6 +451,7 @@ impl Format {
             Format::Tau2Simulation => "tau2 directory-form simulation ({id, task_id, messages, reward_info})",
             Format::BfclResult => "BFCL result (JSON lines {id, result, inference_log})",
             Format::BfclScore => "BFCL score (JSON lines, first {accuracy, correct_count, total_count})",
+            Format::BfclTestData => "BFCL test data (JSON lines {id, question} or {id, ground_truth}: the benchmark's questions and answers, not a run)",
             Format::InspectJson => "Inspect AI log (a JSON object {version, status, eval, …, samples})",
             Format::InspectEval => "Inspect AI .eval archive (a zip with header.json and samples/)",
             Format::ToolSandboxSummary => "ToolSandbox result_summary.json ({per_scenario_results, category_aggregated_results})",

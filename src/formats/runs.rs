@@ -119,6 +119,80 @@ pub fn group_runs<S: AsRef<str>>(paths: &[S]) -> Vec<RunGroup> {
     groups
 }
 
+/// Short labels that tell a condition's runs apart, one per run key (a ToolSandbox run folder,
+/// a file holding a run; `""` for rollouts that name no run), for
+/// [`crate::rollout::Corpus::split_runs`]: ToolSandbox runs by their folder's timestamp
+/// (`2025-08-15 23:27:18`), other runs by the part of their paths that differs (the common
+/// leading folders and common trailing names dropped, a `.json`/`.jsonl` ending too).
+///
+/// ```
+/// use prefix_exec::formats::runs::run_labels;
+/// assert_eq!(
+///     run_labels(&["x/agent_a/m_user_u/gpt-4o_08_15_2025_02_22_48",
+///                  "x/agent_a/m_user_u/gpt-4o_08_15_2025_23_27_18"]),
+///     ["2025-08-15 02:22:48", "2025-08-15 23:27:18"]
+/// );
+/// assert_eq!(run_labels(&["a/run1/x.json", "a/run2/x.json"]), ["run1", "run2"]);
+/// ```
+pub fn run_labels(keys: &[&str]) -> Vec<String> {
+    let stamps: Option<Vec<String>> = keys
+        .iter()
+        .map(|k| {
+            let name = run_name(k).or_else(|| run_name_without_agent_folder(k))?;
+            let t: Vec<&str> = name.timestamp.split('_').collect();
+            // mm_dd_yyyy_HH_MM_SS
+            (t.len() == 6).then(|| format!("{}-{}-{} {}:{}:{}", t[2], t[0], t[1], t[3], t[4], t[5]))
+        })
+        .collect();
+    if let Some(stamps) = stamps.filter(|s| distinct(s)) {
+        return stamps;
+    }
+    let parts: Vec<Vec<&str>> = keys
+        .iter()
+        .map(|k| k.split(['/', '\\']).filter(|c| !c.is_empty()).collect())
+        .collect();
+    let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
+    let common = |at: &dyn Fn(&Vec<&str>, usize) -> Option<String>| {
+        (0..shortest)
+            .take_while(|&i| {
+                let first = at(&parts[0], i);
+                parts.iter().all(|p| at(p, i) == first)
+            })
+            .count()
+    };
+    let lead = common(&|p, i| p.get(i).map(|c| c.to_string()));
+    let trail = common(&|p, i| p.len().checked_sub(i + 1).map(|j| p[j].to_string()));
+    let labels: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            let end = p.len().saturating_sub(trail).max(lead);
+            let label = p[lead.min(p.len())..end].join("/");
+            let label = label
+                .strip_suffix(".jsonl")
+                .or_else(|| label.strip_suffix(".json"))
+                .unwrap_or(&label);
+            if label.is_empty() {
+                "unnamed".to_string()
+            } else {
+                label.to_string()
+            }
+        })
+        .collect();
+    if distinct(&labels) {
+        labels
+    } else {
+        keys.iter()
+            .map(|k| if k.is_empty() { "unnamed" } else { k }.to_string())
+            .collect()
+    }
+}
+
+fn distinct(labels: &[String]) -> bool {
+    let mut sorted: Vec<&String> = labels.iter().collect();
+    sorted.sort();
+    sorted.windows(2).all(|w| w[0] != w[1])
+}
+
 /// A size in bytes as a person reads it: `812 B`, `4.2 KB`, `48.3 MB`, `1.21 GB` (decimal
 /// units, as file managers show them); never "0.0 MB".
 pub fn fmt_size(bytes: f64) -> String {
@@ -169,6 +243,34 @@ mod tests {
             ]
         );
         assert_eq!(g[0].unit(), "scenarios");
+    }
+
+    #[test]
+    fn run_labels_tell_runs_apart() {
+        // Different timestamps of one model: the timestamps.
+        assert_eq!(
+            run_labels(&[
+                "r-abc/ToolSandbox/data/agent_deepseek-ai/DeepSeek-V3-0324_user_openai/gpt-4o-20240806_08_15_2025_02_22_48",
+                "r-abc/ToolSandbox/data/agent_deepseek-ai/DeepSeek-V3-0324_user_openai/gpt-4o-20240806_08_15_2025_23_27_18",
+            ]),
+            ["2025-08-15 02:22:48", "2025-08-15 23:27:18"]
+        );
+        // Files: the differing folders, then the differing names without their ending.
+        assert_eq!(
+            run_labels(&["a/b/run1/x.json", "a/b/run2/x.json", "a/b/run3/x.json"]),
+            ["run1", "run2", "run3"]
+        );
+        assert_eq!(
+            run_labels(&[
+                "sims/2025-08-12_airline.json",
+                "sims/2025-08-13_airline.json"
+            ]),
+            ["2025-08-12_airline", "2025-08-13_airline"]
+        );
+        // A rollout without a run beside a run.
+        assert_eq!(run_labels(&["", "t.jsonl"]), ["unnamed", "t"]);
+        // One key a folder of the other.
+        assert_eq!(run_labels(&["a/x.json", "a/b/x.json"]), ["unnamed", "b"]);
     }
 
     #[test]

@@ -186,6 +186,13 @@ impl Sink<'_> {
         self.warn(file, None, message);
     }
 
+    /// A note of the whole input, stated once in the report (not a file's diagnostic).
+    pub fn note(&mut self, message: String) {
+        if !self.corpus.notes.contains(&message) {
+            self.corpus.notes.push(message);
+        }
+    }
+
     /// A diagnostic that rejects nothing.
     pub fn warn(&mut self, file: usize, line: Option<u64>, message: String) {
         let name = self.corpus.files[file].name.clone();

@@ -50,6 +50,14 @@ pub struct FileImport {
     /// Transcripts: where each field (success, task, model, method, dataset) came from.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mapping: BTreeMap<String, String>,
+    /// Lines skipped because the paper's protocol does not define them (BFCL's single-turn
+    /// categories); one report note names them for every such file.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub outside_protocol: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Per-condition counts of first-failure sources.

@@ -70,6 +70,7 @@ impl FormatReader for TauBench {
                         dataset = Some(d.dataset.clone());
                     }
                     d.apply(out.options(file));
+                    d.run = Some(out.name(file).to_string());
                     emit(out, file, &d, None, source);
                 }
                 Err(e) => out.reject(file, Some(source.line), format!("element {i}: {e}")),
@@ -95,6 +96,7 @@ impl FormatReader for TauBench {
                 d.meta.remove("domain");
             }
             d.apply(out.options(file));
+            d.run = Some(out.name(file).to_string());
             emit(out, file, &d, None, source);
         }
     }
@@ -197,6 +199,7 @@ pub(crate) fn convert(bytes: &[u8], defaults: &Defaults) -> Result<Draft, String
         steps,
         cost: Cost::default(),
         crash,
+        run: None,
         meta,
     })
 }

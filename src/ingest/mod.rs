@@ -617,6 +617,17 @@ impl Ingest {
             self.end_file(FileId(i as u32));
         }
         self.session.resolve(&mut self.corpus);
+        // A condition's runs merge only when every file feeding it asks for it.
+        let mut keep_apart = vec![false; self.corpus.conditions.len()];
+        for r in &self.corpus.rollouts {
+            if !self.session.options(r.source.file as usize).merge_runs {
+                keep_apart[r.condition as usize] = true;
+            }
+        }
+        self.corpus.split_runs(
+            |c| !keep_apart[c as usize],
+            crate::formats::runs::run_labels,
+        );
     }
 
     /// With [`Ingest::converting`]: the canonical lines of the rollouts added since the last

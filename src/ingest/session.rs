@@ -357,6 +357,7 @@ impl Session {
         let explained = !info.excluded.is_empty()
             || info.skipped_inference_errors > 0
             || info.excluded_samples > 0
+            || info.outside_protocol > 0
             || info.read_instead.is_some();
         let holds_none = info.format.is_some_and(|format| {
             self.reader_of(format)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::checks::check_identities;
 use super::{
     ConditionRef, ConditionReport, CostOut, Delta, DiagnosticOut, Estimate, InputOut, LabelCounts,
-    PairSide, PairedReport, PecDelta, PecPoint, Report, Settings, SettingsOut, SCHEMA,
+    PairSide, PairedReport, PecDelta, PecPoint, ProblemOut, Report, Settings, SettingsOut, SCHEMA,
 };
 use crate::formats::ImportSummary;
 use crate::parallel;
@@ -103,7 +103,7 @@ impl<'s> ReportPlan<'s> {
         let mut pair_notes = Vec::new();
         let selection = select_pairs(&agg, &names, settings, &mut pair_notes);
         let (cross, augmented) = plan_cross_pairs(corpus, &agg, &selection.cross);
-        let mut notes = Vec::new();
+        let mut notes = corpus.notes.clone();
         let mut widened = Vec::with_capacity(agg.blocks.len());
         for (block, wide) in agg.blocks.iter().zip(augmented) {
             if resamples == 0 {
@@ -400,6 +400,19 @@ fn assemble(
             })
             .collect(),
         diagnostics_total: corpus.diagnostics_total,
+        problems: corpus
+            .problems
+            .iter()
+            .map(|p| ProblemOut {
+                kind: p.kind.clone(),
+                count: p.count,
+                example: DiagnosticOut {
+                    file: p.example.file.clone(),
+                    line: p.example.line,
+                    message: p.example.message.clone(),
+                },
+            })
+            .collect(),
         identity_violations,
         inputs: corpus
             .files

@@ -121,6 +121,10 @@ pub struct Report {
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
     pub diagnostics_total: u64,
+    /// Every diagnostic by kind (numbers, paths and quoted names set aside), with its count and
+    /// the first of its kind: what the CLI prints and the app lists.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<ProblemOut>,
     /// What was not computed and why (a dataset too big to bootstrap, too many pairs to compare
     /// automatically).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -412,6 +416,14 @@ pub struct DiagnosticOut {
     pub file: String,
     pub line: Option<u64>,
     pub message: String,
+}
+
+/// One kind of problem: how many diagnostics read this way, and the first of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProblemOut {
+    pub kind: String,
+    pub count: u64,
+    pub example: DiagnosticOut,
 }
 
 /// A violated identity.

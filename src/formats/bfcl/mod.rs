@@ -383,8 +383,10 @@ pub(crate) fn read_score_failure(bytes: &[u8]) -> Result<ScoreFailure, String> {
     })
 }
 
-/// The model named by a BFCL file's folder: the nearest folder that is not one of BFCL's own
-/// layout folders (`result/<model>/multi_turn/…`, `score/<model>/multi_turn/…`).
+/// The model named by a BFCL file's folder: the folder right below BFCL's `result/` or
+/// `score/` (`result/<model>/multi_turn/…`, `score/<model>/multi_turn/…`) — never a folder
+/// above them (a repository's top folder names no model); without those folders, the nearest
+/// folder that is not one of BFCL's own layout folders.
 pub(crate) fn model_from_path(name: &str) -> Option<String> {
     const LAYOUT: [&str; 8] = [
         "result",
@@ -398,6 +400,12 @@ pub(crate) fn model_from_path(name: &str) -> Option<String> {
     ];
     let mut parts: Vec<&str> = name.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
     parts.pop();
+    if let Some(top) = parts.iter().rposition(|p| LAYOUT[..4].contains(p)) {
+        return parts
+            .get(top + 1)
+            .filter(|p| !LAYOUT.contains(p))
+            .map(|p| p.to_string());
+    }
     parts
         .into_iter()
         .rev()
@@ -453,6 +461,7 @@ pub(crate) fn draft(test: Test, success: bool, model: String) -> Draft {
         steps: test.steps,
         cost: test.cost,
         crash,
+        run: None,
         meta,
     }
 }

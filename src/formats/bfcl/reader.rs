@@ -21,17 +21,44 @@ pub(crate) struct Bfcl {
     tests: BTreeMap<usize, Vec<(Test, Source)>>,
     scores: BTreeMap<usize, ScoreFile>,
     score_lines: BTreeMap<usize, u64>,
+    /// Files of single-turn categories, with their category: skipped (see [`single_turn`]).
+    single_turn: BTreeMap<usize, String>,
+}
+
+/// BFCL's single-turn categories (`simple`, `irrelevance`, `parallel`, `live_*`, …) are one
+/// call per test with no environment replies: the paper's protocol is defined on multi-turn
+/// trajectories, so their files are skipped, all of them named in one report note.
+fn single_turn(category: &str) -> bool {
+    !category.starts_with("multi_turn")
+}
+
+/// The category of a line from its `id` alone (a line whose `result` cannot be read still has
+/// one).
+fn line_category(bytes: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: crate::formats::Id,
+    }
+    serde_json::from_slice::<IdOnly>(bytes)
+        .ok()
+        .map(|l| category_of(&l.id.0))
 }
 
 impl FormatReader for Bfcl {
     fn formats(&self) -> &'static [Format] {
-        &[Format::BfclResult, Format::BfclScore]
+        &[Format::BfclResult, Format::BfclScore, Format::BfclTestData]
     }
 
     fn recognise_line(&self, keys: &Keys<'_>) -> Option<LineShape> {
         let has = |k: &str| keys.contains(k);
         if has("accuracy") && has("correct_count") && has("total_count") {
             Some(LineShape::Lines(Format::BfclScore))
+        } else if has("id")
+            && (has("question") || has("ground_truth"))
+            && !has("result")
+            && !has("dataset")
+        {
+            Some(LineShape::Lines(Format::BfclTestData))
         } else if has("id")
             && (has("inference_log") || has("result") || has("traceback"))
             && !has("dataset")
@@ -47,11 +74,33 @@ impl FormatReader for Bfcl {
     }
 
     fn holds_rollouts(&self, format: Format) -> bool {
-        format != Format::BfclScore
+        format == Format::BfclResult
     }
 
     fn line(&mut self, out: &mut Sink<'_>, format: Format, source: Source, bytes: &[u8]) {
         let file = source.file as usize;
+        if format == Format::BfclTestData {
+            return;
+        }
+        if !self.single_turn.contains_key(&file) {
+            // The file's name says its category; else its first test (a score file's first
+            // line is its summary: its first failure then).
+            let named = category_from_name(out.name(file));
+            let first = self.tests.get(&file).is_none_or(Vec::is_empty)
+                && self.scores.get(&file).is_none_or(|s| s.failed.is_empty());
+            let category = named.or_else(|| first.then(|| line_category(bytes)).flatten());
+            if let Some(c) = category.filter(|c| single_turn(c)) {
+                self.tests.remove(&file);
+                self.scores.remove(&file);
+                self.single_turn.insert(file, c);
+            }
+        }
+        if self.single_turn.contains_key(&file) {
+            if format == Format::BfclResult {
+                out.import(file).outside_protocol += 1;
+            }
+            return;
+        }
         if format == Format::BfclResult {
             match read_result_line(bytes) {
                 Ok(ResultLine::Test(t)) => self.tests.entry(file).or_default().push((t, source)),
@@ -104,8 +153,20 @@ impl FormatReader for Bfcl {
 
     /// Pairs each result file with its run's score file and scores its tests.
     fn resolve(&mut self, out: &mut Sink<'_>) {
+        self.note_single_turn(out);
+        let data = (0..out.file_count())
+            .filter(|&i| out.format(i) == Some(Format::BfclTestData) && !out.resolved(i))
+            .count();
+        if data > 0 {
+            out.note(format!(
+                "{data} BFCL test data files (the benchmark's questions or possible answers, \
+                 not a run) skipped"
+            ));
+        }
         let scores: Vec<usize> = (0..out.file_count())
-            .filter(|&i| out.format(i) == Some(Format::BfclScore))
+            .filter(|&i| {
+                out.format(i) == Some(Format::BfclScore) && !self.single_turn.contains_key(&i)
+            })
             .collect();
         // Score files resolved earlier stay available for pairing, without a second message.
         let mut used: HashSet<usize> = scores
@@ -114,7 +175,10 @@ impl FormatReader for Bfcl {
             .filter(|&s| out.resolved(s))
             .collect();
         for file in 0..out.file_count() {
-            if out.format(file) != Some(Format::BfclResult) || out.resolved(file) {
+            if out.format(file) != Some(Format::BfclResult)
+                || out.resolved(file)
+                || self.single_turn.contains_key(&file)
+            {
                 continue;
             }
             let tests = self.tests.remove(&file).unwrap_or_default();
@@ -136,19 +200,28 @@ impl FormatReader for Bfcl {
                     .and_then(|sc| sc.model.clone())
                     .or_else(|| model_from_path(out.name(s)))
             };
+            let wanted = out.options(file).model.clone().or(folder_model.clone());
+            // The same model, by name or folder: a result file never takes another model's
+            // score file, even when that is the only one of its category in the drop.
+            let same_model = |s: usize| {
+                wanted.is_some()
+                    && (score_model(s) == wanted || model_from_path(out.name(s)) == folder_model)
+            };
+            // Both sides name a model, and different ones.
+            let other_model = |s: usize| {
+                wanted.is_some()
+                    && (score_model(s).is_some() || model_from_path(out.name(s)).is_some())
+                    && !same_model(s)
+            };
             let mut candidates: Vec<usize> = scores
                 .iter()
                 .copied()
                 .filter(|&s| score_category(s).is_none() || score_category(s) == category)
+                .filter(|&s| !other_model(s))
                 .collect();
             let by_category = candidates.clone();
             if candidates.len() > 1 {
-                let wanted = out.options(file).model.clone().or(folder_model.clone());
-                candidates.retain(|&s| {
-                    wanted.is_some()
-                        && (score_model(s) == wanted
-                            || model_from_path(out.name(s)) == folder_model)
-                });
+                candidates.retain(|&s| same_model(s));
             }
             // Names and folders did not decide (a plain multi-file pick of runs whose files have
             // the same names): the score file whose failures repeat this file's results.
@@ -222,6 +295,7 @@ impl FormatReader for Bfcl {
                 ids.insert(test.id.clone());
                 let mut d = draft(test, success, model.clone());
                 d.apply(&options);
+                d.run = Some(name.clone());
                 emit(out, file, &d, None, source);
             }
             if let Some(summary) = sc.summary {
@@ -272,6 +346,7 @@ impl FormatReader for Bfcl {
     fn forget(&mut self, file: usize) {
         self.tests.remove(&file);
         self.scores.remove(&file);
+        self.single_turn.remove(&file);
     }
 
     fn reread(&self, _: Format, bytes: &[u8], success: bool) -> Result<Draft, String> {
@@ -287,6 +362,32 @@ impl FormatReader for Bfcl {
                 String::new(),
             )),
         }
+    }
+}
+
+impl Bfcl {
+    /// One note for every single-turn file of the input (not one per file or line).
+    fn note_single_turn(&self, out: &mut Sink<'_>) {
+        let files: Vec<usize> = self
+            .single_turn
+            .keys()
+            .copied()
+            .filter(|&f| !out.resolved(f))
+            .collect();
+        if files.is_empty() {
+            return;
+        }
+        let categories: std::collections::BTreeSet<&str> =
+            files.iter().map(|f| self.single_turn[f].as_str()).collect();
+        let tests: u64 = files.iter().map(|&f| out.import(f).outside_protocol).sum();
+        let categories: Vec<&str> = categories.into_iter().collect();
+        out.note(format!(
+            "BFCL single-turn categories skipped ({}: {} files, {tests} tests): the paper's \
+             protocol is defined on multi-turn trajectories (a single-turn test is one call \
+             with no environment reply)",
+            categories.join(", "),
+            files.len()
+        ));
     }
 }
 

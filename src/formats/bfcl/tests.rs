@@ -119,9 +119,18 @@ fn names_and_scores() {
             .as_deref(),
         Some("glyphh-ada-1.1")
     );
+    // A folder above the layout names no model (the score file's `model_name` does).
     assert_eq!(
-        model_from_path("gpt-oss-20b-vllm/score/BFCL_v4_multi_turn_base_score.json").as_deref(),
-        Some("gpt-oss-20b-vllm")
+        model_from_path("gpt-oss-20b-vllm/score/BFCL_v4_multi_turn_base_score.json"),
+        None
+    );
+    assert_eq!(
+        model_from_path("repo-abc/gorilla/result/m/BFCL_v3_multi_turn_base_result.json").as_deref(),
+        Some("m")
+    );
+    assert_eq!(
+        model_from_path("runs/m2/BFCL_v3_multi_turn_base_result.json").as_deref(),
+        Some("m2")
     );
     assert_eq!(model_from_path("BFCL_v4_multi_turn_base_score.json"), None);
     assert_eq!(

@@ -142,6 +142,9 @@ struct WireRollout {
     /// The rollout crashed (an infrastructure or provider error), with the error's text.
     #[serde(default)]
     crash: Option<String>,
+    /// The run the rollout belongs to (a run folder, a file holding a run).
+    #[serde(default)]
+    run: Option<String>,
     #[serde(default)]
     cost: Option<Object<WireCost>>,
     #[serde(default)]
@@ -243,6 +246,7 @@ impl WireRollout {
             cost,
             no_tool,
             crashed: crash.is_some(),
+            run: self.run.filter(|r| !r.trim().is_empty()),
         };
         Ok((parsed, extra))
     }

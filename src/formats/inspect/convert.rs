@@ -627,6 +627,7 @@ pub(crate) fn convert_sample(
         steps,
         cost,
         crash,
+        run: None,
         meta,
     };
     Converted {

@@ -643,7 +643,8 @@ struct ToSink<'a, 'b> {
 }
 
 impl Out for ToSink<'_, '_> {
-    fn rollout(&mut self, draft: Draft, place: Place) {
+    fn rollout(&mut self, mut draft: Draft, place: Place) {
+        draft.run = Some(self.sink.name(self.file).to_string());
         let source = Source {
             file: self.file as u32,
             line: place.line,

@@ -375,6 +375,7 @@ pub(crate) fn draft(
         steps: sim.steps,
         cost: sim.cost,
         crash: None,
+        run: None,
         meta: sim.meta,
     };
     d.apply(options);

@@ -133,9 +133,12 @@ impl FormatReader for Tau2 {
                 let named = options.dataset.is_some()
                     && options.model.is_some()
                     && options.method.is_some();
+                // The run is the directory's `results.json`, else the file itself.
+                let mut run = out.name(file).to_string();
                 let ctx = match matching.as_slice() {
                     [m] => {
                         out.import(file).paired_with = Some(out.name(*m).to_string());
+                        run = out.name(*m).to_string();
                         self.runs.get(m).cloned().unwrap_or_default()
                     }
                     [] if named => Arc::new(RunContext::default()),
@@ -162,7 +165,7 @@ impl FormatReader for Tau2 {
                     }
                 };
                 out.set_tools(file, ctx.tools.clone());
-                simulation(out, file, sim, &ctx, source);
+                simulation(out, file, sim, &ctx, source, run.clone());
             }
         }
     }
@@ -277,15 +280,28 @@ fn simulations(
         bytes,
         open,
         |out, i, source, element| match read_simulation(element) {
-            Ok(sim) => simulation(out, file, sim, ctx, source),
+            Ok(sim) => {
+                let run = out.name(file).to_string();
+                simulation(out, file, sim, ctx, source, run)
+            }
             Err(e) => out.reject(file, Some(source.line), format!("simulations[{i}]: {e}")),
         },
     )
 }
 
-fn simulation(out: &mut Sink<'_>, file: usize, sim: Simulation, ctx: &RunContext, source: Source) {
+fn simulation(
+    out: &mut Sink<'_>,
+    file: usize,
+    sim: Simulation,
+    ctx: &RunContext,
+    source: Source,
+    run: String,
+) {
     match draft(sim, ctx, out.options(file)) {
-        Ok(d) => emit(out, file, &d, ctx.tools.as_deref(), source),
+        Ok(mut d) => {
+            d.run = Some(run);
+            emit(out, file, &d, ctx.tools.as_deref(), source)
+        }
         Err(Skip::Excluded(reason)) => *out.import(file).excluded.entry(reason).or_default() += 1,
     }
 }

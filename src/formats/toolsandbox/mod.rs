@@ -158,20 +158,23 @@ pub(crate) fn parent(path: &str) -> &str {
 
 /// Parses a run folder path: the components from the one starting with `agent_` down to the
 /// run folder, joined with `/`, must read `agent_<agent>_user_<user>_<mm_dd_yyyy_HH_MM_SS>`.
-/// The outermost such component wins.
+/// The innermost such component wins: folders above the layout (a repository zip's
+/// `agent_hard_benchmark-<commit>/`) may start with `agent_` too.
 pub(crate) fn run_name(dir: &str) -> Option<RunName> {
     let parts = components(dir);
     (0..parts.len())
+        .rev()
         .filter(|&i| parts[i].starts_with("agent_"))
         .find_map(|i| parse_run_folder(parts[i..].join("/").strip_prefix("agent_")?))
 }
 
 /// The run's name when its folder was copied out of its `agent_<provider>/` folder (so the path
-/// reads `<model>_user_<user>_<timestamp>` with no `agent_`): the outermost component holding
+/// reads `<model>_user_<user>_<timestamp>` with no `agent_`): the innermost component holding
 /// `_user_` starts it. The agent is then the model without its provider (`o3-high`).
 pub(crate) fn run_name_without_agent_folder(dir: &str) -> Option<RunName> {
     let parts = components(dir);
     (0..parts.len())
+        .rev()
         .filter(|&i| parts[i].get(1..).is_some_and(|p| p.contains("_user_")))
         .find_map(|i| parse_run_folder(&parts[i..].join("/")))
 }
@@ -202,6 +205,10 @@ fn parse_run_folder(rest: &str) -> Option<RunName> {
     // `(.+?)_user_(.+)`: the first `_user_` after at least one character.
     let cut = head.get(1..)?.find("_user_")? + 1;
     let (agent, user) = (&head[..cut], &head[cut + "_user_".len()..]);
+    // provider/org/model at the most: more folders are above the layout, not a name.
+    if agent.matches('/').count() > 2 {
+        return None;
+    }
     (!user.is_empty()).then(|| RunName {
         agent: agent.to_string(),
         user: user.to_string(),
@@ -1080,6 +1087,7 @@ pub(crate) fn scenario_draft(
         steps,
         cost: Cost::default(),
         crash: provider_crash,
+        run: None,
         meta,
     })
 }

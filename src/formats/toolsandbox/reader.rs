@@ -489,6 +489,11 @@ fn emit_scenario(out: &mut Sink<'_>, s: usize, run: &mut Run, t: usize, p: &Pend
     ) {
         Joined::Rollout(mut d) => {
             d.apply(out.options(t));
+            d.run = Some(if run.dir.is_empty() {
+                summary_name.clone()
+            } else {
+                run.dir.clone()
+            });
             out.import(t).paired_with = Some(summary_name);
             out.set_reread_context(
                 t,

@@ -122,6 +122,13 @@ fn run_folder_names() {
     // `(.+?)_user_`: the first `_user_` splits.
     let n = run_name(r"x\agent_a_user_b_user_c_01_02_2025_03_04_05").unwrap();
     assert_eq!((n.agent.as_str(), n.user.as_str()), ("a", "b_user_c"));
+    // A repository's top folder that starts with `agent_` is above the layout.
+    let n = run_name("agent_hard_benchmark-face722e/ToolSandbox/data/agent_openai/o3-high_user_openai/gpt-4o-20240806_08_13_2025_00_17_37").unwrap();
+    assert_eq!(n.agent, "openai/o3-high");
+    let n = run_name("agent_hard_benchmark-face722e/ToolSandbox/data/o3-high_user_openai/gpt-4o-20240806_08_13_2025_00_17_37");
+    assert_eq!(n, None);
+    let n = run_name_without_agent_folder("agent_hard_benchmark-face722e/ToolSandbox/data/o3-high_user_openai/gpt-4o-20240806_08_13_2025_00_17_37").unwrap();
+    assert_eq!(n.agent, "o3-high");
     for bad in [
         "agent_a_user_b_1_02_2025_03_04_05",
         "agent_a_user_b",

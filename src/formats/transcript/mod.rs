@@ -376,6 +376,7 @@ fn convert(record: &Value, ctx: &FileContext, ordinal: Option<usize>) -> Result<
             steps: walk.steps,
             cost,
             crash,
+            run: None,
             meta,
         }),
         used,
