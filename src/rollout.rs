@@ -459,6 +459,8 @@ pub struct Corpus {
     /// What reading the input decided that the report states once (runs scored apart, files
     /// skipped as outside the protocol): the report's notes begin with these.
     pub notes: Vec<String>,
+    /// The local path a model's name was read from (`meta.model_path`), by model name.
+    pub model_paths: std::collections::BTreeMap<String, String>,
     /// Every diagnostic by kind, in order of first appearance.
     pub problems: Vec<ProblemKind>,
     problem_index: HashMap<String, usize>,

@@ -202,11 +202,22 @@ fn released_tool_schemas_agree_with_jsonschema() {
         cases: 64,
         ..Config::default()
     });
+    let mut refused = 0;
     for s in &schemas {
         let schema: Value = serde_json::from_str(s).unwrap();
-        Schema::compile(&schema).unwrap_or_else(|e| panic!("released schema refused: {e}: {s}"));
+        // A schema both refuse is not JSON Schema (BFCL's own `"type": "dict"` notation, in its
+        // single-turn files); any other refusal is a gap in the subset.
+        if Schema::compile(&schema).is_err() {
+            assert!(
+                jsonschema::validator_for(&schema).is_err(),
+                "released schema refused here only: {s}"
+            );
+            refused += 1;
+            continue;
+        }
         compare_on(&schema, &mut runner).unwrap();
     }
+    assert!(refused < schemas.len(), "every released schema was refused");
 }
 
 /// Schemas within the subset (some malformed), for the generated comparison.

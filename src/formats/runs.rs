@@ -151,12 +151,17 @@ pub fn run_labels(keys: &[&str]) -> Vec<String> {
         .iter()
         .map(|k| k.split(['/', '\\']).filter(|c| !c.is_empty()).collect())
         .collect();
-    let shortest = parts.iter().map(Vec::len).min().unwrap_or(0);
+    // What the named runs share (a rollout naming no run is `unnamed` whatever they share).
+    let named: Vec<&Vec<&str>> = parts.iter().filter(|p| !p.is_empty()).collect();
+    let shortest = match named.len() {
+        0 | 1 => 0,
+        _ => named.iter().map(|p| p.len()).min().unwrap_or(0),
+    };
     let common = |at: &dyn Fn(&Vec<&str>, usize) -> Option<String>| {
         (0..shortest)
             .take_while(|&i| {
-                let first = at(&parts[0], i);
-                parts.iter().all(|p| at(p, i) == first)
+                let first = at(named[0], i);
+                named.iter().all(|p| at(p, i) == first)
             })
             .count()
     };
@@ -165,8 +170,9 @@ pub fn run_labels(keys: &[&str]) -> Vec<String> {
     let labels: Vec<String> = parts
         .iter()
         .map(|p| {
-            let end = p.len().saturating_sub(trail).max(lead);
-            let label = p[lead.min(p.len())..end].join("/");
+            let start = lead.min(p.len());
+            let end = p.len().saturating_sub(trail).max(start);
+            let label = p[start..end].join("/");
             let label = label
                 .strip_suffix(".jsonl")
                 .or_else(|| label.strip_suffix(".json"))
@@ -271,6 +277,11 @@ mod tests {
         assert_eq!(run_labels(&["", "t.jsonl"]), ["unnamed", "t"]);
         // One key a folder of the other.
         assert_eq!(run_labels(&["a/x.json", "a/b/x.json"]), ["unnamed", "b"]);
+        // Never a panic, whatever the keys.
+        for keys in [&["", ""][..], &[""], &["/", "//"], &["a", "a/"], &[]] {
+            let labels = run_labels(keys);
+            assert_eq!(labels.len(), keys.len());
+        }
     }
 
     #[test]

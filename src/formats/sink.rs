@@ -113,6 +113,15 @@ impl Sink<'_> {
         }
     }
 
+    /// Records the local path a model's name was read from (`meta.model_path`).
+    pub fn model_path(&mut self, model: &str, path: Option<String>) {
+        if let Some(path) = path {
+            if !self.corpus.model_paths.contains_key(model) {
+                self.corpus.model_paths.insert(model.to_string(), path);
+            }
+        }
+    }
+
     /// Labels the first failure of a parsed canonical rollout with the file's label rules,
     /// adds the rollout to the corpus and counts it. The mark writes a rule's label into the
     /// converted line.

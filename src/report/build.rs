@@ -481,6 +481,7 @@ fn condition_report(
     ConditionReport {
         dataset: dataset.to_string(),
         model: model.to_string(),
+        model_path: corpus.model_paths.get(model).cloned(),
         method: method.to_string(),
         n: m.n,
         tasks: m.tasks,

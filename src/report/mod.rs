@@ -175,6 +175,9 @@ pub struct Estimate {
 pub struct ConditionReport {
     pub dataset: String,
     pub model: String,
+    /// The local path the model's name was read from (a Hugging Face cache path), when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_path: Option<String>,
     pub method: String,
     /// Rollouts (the fixed cohort `N`).
     pub n: u64,

@@ -220,6 +220,16 @@ impl FormatReader for Bfcl {
                 .filter(|&s| !other_model(s))
                 .collect();
             let by_category = candidates.clone();
+            // The score file where BFCL writes this result file's (`result/` ↔ `score/`, the
+            // same folders and name otherwise) is its own.
+            let twin = counterpart(&name);
+            if let Some(s) = candidates
+                .iter()
+                .copied()
+                .find(|&s| twin.is_some() && counterpart(out.name(s)) == twin)
+            {
+                candidates = vec![s];
+            }
             if candidates.len() > 1 {
                 candidates.retain(|&s| same_model(s));
             }
@@ -243,6 +253,8 @@ impl FormatReader for Bfcl {
             let score = match candidates.as_slice() {
                 [s] => *s,
                 [] => {
+                    // Nothing of the file is scored, its inference errors included.
+                    out.import(file).inference_errors = 0;
                     out.reject_many(
                         file,
                         n,
@@ -363,6 +375,23 @@ impl FormatReader for Bfcl {
             )),
         }
     }
+}
+
+/// Where a BFCL file sits with its kind set aside: its path with the last `result`/`score`
+/// folder and the name's `_result`/`_score` ending made the same, so a result file and its
+/// score file have one counterpart (`m/*/BFCL_v4_multi_turn_base`).
+fn counterpart(name: &str) -> Option<String> {
+    let mut parts: Vec<&str> = name.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let file = parts.pop()?;
+    let stem = file
+        .strip_suffix("_result.json")
+        .or_else(|| file.strip_suffix("_score.json"))?;
+    let at = parts
+        .iter()
+        .rposition(|p| matches!(*p, "result" | "results" | "score" | "scores"))?;
+    parts[at] = "*";
+    parts.push(stem);
+    Some(parts.join("/"))
 }
 
 impl Bfcl {

@@ -110,6 +110,9 @@ pub struct LineExtra {
     /// `meta.success_rule`: how the reader that wrote the line decided success (ToolSandbox's
     /// similarity threshold), stated under the report's table.
     pub success_rule: Option<String>,
+    /// `meta.model_path`: the local path an importer read the model's name from
+    /// ([`crate::formats::names`]), shown where the model's name is.
+    pub model_path: Option<String>,
     /// The line has its own `tools` field.
     pub has_tools: bool,
     /// Tools of the line whose schemas could not be compiled (name, reason).

@@ -29,6 +29,7 @@ pub(crate) fn emit_line(out: &mut Sink<'_>, file: usize, line: String, source: S
     match parse_line_ext(line.as_bytes(), &mut LineContext::new(false)) {
         Ok(CanonicalLine::Rollout(parsed, extra)) => {
             out.success_rule(&parsed.dataset, extra.success_rule.as_deref());
+            out.model_path(&parsed.model, extra.model_path);
             let reason = extra.termination_reason.as_deref();
             let mark = out.add(file, parsed, extra.failure_source, reason, source);
             if out.converting() {
@@ -140,6 +141,7 @@ impl FormatReader for Canonical {
                     }
                 });
                 out.success_rule(&parsed.dataset, extra.success_rule.as_deref());
+                out.model_path(&parsed.model, extra.model_path.clone());
                 let reason = extra.termination_reason.as_deref();
                 let mark = out.add(file, parsed, extra.failure_source, reason, source);
                 if let Some(line) = converted {

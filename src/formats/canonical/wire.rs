@@ -231,6 +231,7 @@ impl WireRollout {
                 .meta
                 .as_ref()
                 .and_then(|m| m.termination_reason.clone()),
+            model_path: self.meta.as_ref().and_then(|m| m.model_path.clone()),
             success_rule: self.meta.and_then(|m| m.success_rule),
             ..LineExtra::default()
         };
@@ -252,11 +253,13 @@ impl WireRollout {
     }
 }
 
-/// `meta`: any JSON value; only the strings `termination_reason` and `success_rule` of an object
-/// are read, anything else is ignored (meta is free-form).
+/// `meta`: any JSON value; only the strings `termination_reason`, `success_rule` and
+/// `model_path` of an object are read, anything else is ignored (meta is free-form).
+#[derive(Default)]
 struct WireMeta {
     termination_reason: Option<String>,
     success_rule: Option<String>,
+    model_path: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for WireMeta {
@@ -270,6 +273,7 @@ impl<'de> Deserialize<'de> for WireMeta {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMeta, A::Error> {
                 let mut termination_reason = None;
                 let mut success_rule = None;
+                let mut model_path = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     if key == "termination_reason" {
                         let v = map.next_value::<serde_json::Value>()?;
@@ -277,6 +281,9 @@ impl<'de> Deserialize<'de> for WireMeta {
                     } else if key == "success_rule" {
                         let v = map.next_value::<serde_json::Value>()?;
                         success_rule = v.as_str().map(str::to_string);
+                    } else if key == "model_path" {
+                        let v = map.next_value::<serde_json::Value>()?;
+                        model_path = v.as_str().map(str::to_string);
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -284,20 +291,15 @@ impl<'de> Deserialize<'de> for WireMeta {
                 Ok(WireMeta {
                     termination_reason,
                     success_rule,
+                    model_path,
                 })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMeta, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(WireMeta {
-                    termination_reason: None,
-                    success_rule: None,
-                })
+                Ok(WireMeta::default())
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMeta, E> {
-                Ok(WireMeta {
-                    termination_reason: None,
-                    success_rule: None,
-                })
+                Ok(WireMeta::default())
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMeta, E> {
                 self.visit_bool(false)
