@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A whole released leaderboard, natively and in the browser: the shared complete ToolSandbox run
-# (gpt-4.1, 1,032 scenarios) copied under 15 agent_* names, each copy's files made byte-distinct
-# (identical files are read once), ≈ 716 MB in ≈ 31,000 files (bench/make_leaderboard.py,
+# (gpt-4.1, 1,032 scenarios) copied under 15 agent_* names, each copy made to differ in content
+# (outcomes, error texts, arguments: no memo answers one copy from another), ≈ 31,000 files
+# (bench/make_leaderboard.py,
 # built once under bench/out/). Prints the native wall time and peak RSS of `prefix-exec score`
 # (bootstrap off) and, beside it, Python's json.loads of every file of the folder (the issue's
 # baseline), then the browser's pick→ready time and memory with the folder picked through
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
 done
 run=../shared/data/released-runs/toolsandbox/agent_openai/gpt-4.1_user_openai/gpt-4o-20240806_08_13_2025_00_17_37
 [ -f "$run/result_summary.json" ] || { echo "shared run not found at $run" >&2; exit 1; }
-out="bench/out/leaderboard-x$copies"
+out="bench/out/leaderboard-v2-x$copies"
 if [ ! -d "$out" ]; then
   python3 bench/make_leaderboard.py "$run" "$out.tmp" --copies "$copies"
   mv "$out.tmp" "$out"
