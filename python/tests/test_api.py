@@ -12,7 +12,7 @@ import time
 import pytest
 
 import prefix_exec
-from conftest import EXAMPLE, wheel_cli
+from conftest import EXAMPLE, ROOT, wheel_cli
 
 
 def cli_json(*args: str, cli=None, cwd=None) -> bytes:
@@ -305,3 +305,21 @@ def test_released_transcripts_are_byte_identical(released):
     assert report.to_json().encode() == cli_json(
         str(path), "--bootstrap", "200", "--field", "success=pass"
     )
+
+
+REPO = ROOT / "tests" / "fixtures" / "repo"
+
+
+def test_a_results_repository_reads_right():
+    """Two runs of one model are two conditions unless merge_runs=True; a model named by its
+    Hugging Face cache path reads as the model, the path kept; single-turn BFCL is skipped."""
+    r = prefix_exec.score(REPO, bootstrap=0)
+    rows = [(c["dataset"], c["model"], c["method"], c["n"]) for c in r.conditions]
+    assert ("toolsandbox", "acme/tiny-1", "default (run 2025-01-02 03:04:05)", 7) in rows
+    assert ("toolsandbox", "acme/tiny-1", "default (run 2025-01-02 23:04:05)", 7) in rows
+    qwen = next(c for c in r.conditions if c["model"] == "Qwen/Qwen3-32B")
+    assert "models--Qwen--Qwen3-32B" in qwen["model_path"]
+    assert not any(c["dataset"] in ("bfcl/simple", "bfcl/irrelevance") for c in r.conditions)
+    merged = prefix_exec.score(REPO, bootstrap=0, merge_runs=True)
+    sandbox = [(c["method"], c["n"]) for c in merged.conditions if c["dataset"] == "toolsandbox"]
+    assert sandbox == [("default", 14)]

@@ -39,9 +39,7 @@ pub fn readable_model(name: &str) -> Option<String> {
     }
     // A plain local folder of weights: its last component that is not a snapshot hash.
     name.split(['/', '\\'])
-        .filter(|c| !c.is_empty() && *c != "~" && *c != ".")
-        .filter(|c| *c != "snapshots" && !is_hash(c))
-        .next_back()
+        .rfind(|c| !c.is_empty() && !matches!(*c, "~" | "." | "snapshots") && !is_hash(c))
         .map(str::to_string)
 }
 

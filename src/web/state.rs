@@ -86,6 +86,9 @@ pub struct Session {
     pub labels: RwSignal<crate::label::LabelSettings>,
     /// What to do with crashed rollouts, for every file (the CLI's `--crashed`).
     pub crashed: RwSignal<crate::formats::CrashPolicy>,
+    /// Runs of one model and method scored as trials of one condition (the CLI's
+    /// `--merge-runs`); off: each run is a condition of its own.
+    pub merge_runs: RwSignal<bool>,
     /// Message transcripts: the field mapping and reject rules for every file (the CLI's
     /// `--field`, `--reject-rules`); a file's own options can change them for that file.
     pub transcript: RwSignal<crate::formats::transcript::Options>,
@@ -201,6 +204,7 @@ impl Session {
             schema_checks: RwSignal::new(true),
             labels: RwSignal::new(crate::label::LabelSettings::default()),
             crashed: RwSignal::new(crate::formats::CrashPolicy::default()),
+            merge_runs: RwSignal::new(false),
             transcript: RwSignal::new(crate::formats::transcript::Options::default()),
             results,
             bridge: StoredValue::new_local(Bridge {
@@ -307,6 +311,7 @@ impl Session {
             schema_checks: self.schema_checks.get_untracked(),
             labels: self.labels.get_untracked(),
             crashed: self.crashed.get_untracked(),
+            merge_runs: self.merge_runs.get_untracked(),
             transcript: self.transcript.get_untracked(),
             ..Default::default()
         };
@@ -400,6 +405,17 @@ impl Session {
         self.files
             .update(|f| f.iter_mut().for_each(|e| e.options.crashed = policy));
         self.crashed.set(policy);
+        self.recompute();
+    }
+
+    /// Merges (or keeps apart) the runs of one condition for every file and recomputes.
+    pub fn set_merge_runs(&self, on: bool) {
+        if self.merge_runs.get_untracked() == on {
+            return;
+        }
+        self.files
+            .update(|f| f.iter_mut().for_each(|e| e.options.merge_runs = on));
+        self.merge_runs.set(on);
         self.recompute();
     }
 

@@ -1259,7 +1259,7 @@ pub(crate) struct TrajectoryFile {
 #[cfg(test)]
 pub(crate) enum Outcome {
     /// A rollout, and which trajectory file it was read from (index into the files given).
-    Rollout(Draft, usize),
+    Rollout(Box<Draft>, usize),
     /// Its trajectory file could not be read (file index, the problem).
     // The unit tests match the variant; the reader reports the problem from `Joined`.
     #[allow(dead_code)]
@@ -1291,7 +1291,7 @@ pub(crate) fn reread(bytes: &[u8], facts: &RereadFacts) -> Result<Draft, String>
 
 /// What one scenario's summary row and trajectory file give.
 pub(crate) enum Joined {
-    Rollout(Draft),
+    Rollout(Box<Draft>),
     /// The trajectory file could not be read.
     Unreadable(Located),
     Skipped(Skip),
@@ -1321,7 +1321,7 @@ pub(crate) fn join_scenario(
             if row.provider_error().is_some() {
                 report.provider_errors_kept += 1;
             }
-            Joined::Rollout(d)
+            Joined::Rollout(Box::new(d))
         }
         Err(Skip::ProviderError(t)) => {
             *report.provider_errors.entry(t.clone()).or_default() += 1;

@@ -496,11 +496,26 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
     .into_any()
 }
 
-/// Line-numbered problems in the input; valid lines were still scored.
+/// Problems in the input, one entry per kind (the report's `problems`: the message with its
+/// numbers, paths and quoted names set aside) with its count; the listed diagnostics of a kind
+/// after its first fold under it. Valid lines were still scored.
 #[component]
 pub fn ErrorList() -> impl IntoView {
     let results = expect_context::<Session>().results();
     let report = move || results.report.get();
+    let place = |d: &crate::report::DiagnosticOut| match d.line {
+        Some(l) => format!("{}:{}", d.file, l),
+        None => d.file.clone(),
+    };
+    let item = move |d: &crate::report::DiagnosticOut| {
+        view! {
+            <li data-testid="error-item">
+                <code>{place(d)}</code>
+                " "
+                <span>{d.message.clone()}</span>
+            </li>
+        }
+    };
     view! {
         {move || {
             report()
@@ -508,35 +523,58 @@ pub fn ErrorList() -> impl IntoView {
                 .map(|r| {
                     let total = r.diagnostics_total;
                     let shown = r.diagnostics.len();
+                    // The listed diagnostics by kind, in the order the kinds first appear.
+                    let mut kinds: Vec<(String, u64, Vec<&crate::report::DiagnosticOut>)> = r
+                        .problems
+                        .iter()
+                        .map(|p| (p.kind.clone(), p.count, Vec::new()))
+                        .collect();
+                    for d in &r.diagnostics {
+                        let kind = crate::rollout::problem_kind(&d.message);
+                        match kinds.iter_mut().find(|k| k.0 == kind) {
+                            Some(k) => k.2.push(d),
+                            None => kinds.push((kind, 1, vec![d])),
+                        }
+                    }
+                    let heading = format!(
+                        "Input problems: {total}{}",
+                        if kinds.len() > 1 && (kinds.len() as u64) < total {
+                            format!(" of {} kinds", kinds.len())
+                        } else {
+                            String::new()
+                        }
+                    );
                     view! {
                         <section class="panel errors" data-testid="error-list">
-                            <h2>
-                                {format!("Input problems: {total}")}
-                            </h2>
+                            <h2>{heading}</h2>
                             <p class="hint">
                                 {if total as usize > shown {
-                                    format!("The first {shown} are listed. ")
+                                    format!("Counted over all {total}; the first {shown} are listed. ")
                                 } else {
                                     String::new()
                                 }}
                                 "Every valid line was still scored."
                             </p>
                             <ol class="error-items">
-                                {r
-                                    .diagnostics
-                                    .iter()
-                                    .map(|d| {
-                                        let place = match d.line {
-                                            Some(l) => format!("{}:{}", d.file, l),
-                                            None => d.file.clone(),
-                                        };
-                                        view! {
-                                            <li data-testid="error-item">
-                                                <code>{place}</code>
-                                                " "
-                                                <span>{d.message.clone()}</span>
-                                            </li>
-                                        }
+                                {kinds
+                                    .into_iter()
+                                    .filter(|(_, _, listed)| !listed.is_empty())
+                                    .map(|(_, count, listed)| {
+                                        let first = item(listed[0]);
+                                        let more = (count > 1)
+                                            .then(|| {
+                                                view! {
+                                                    <details class="error-kind" data-testid="error-kind">
+                                                        <summary>
+                                                            {format!("{count} problems of this kind")}
+                                                        </summary>
+                                                        <ol>
+                                                            {listed[1..].iter().map(|d| item(d)).collect_view()}
+                                                        </ol>
+                                                    </details>
+                                                }
+                                            });
+                                        view! { {first} {more} }
                                     })
                                     .collect_view()}
                             </ol>
@@ -559,7 +597,7 @@ pub fn ReportNotes() -> impl IntoView {
             .map(|r| {
                 view! {
                     <section class="panel notes" data-testid="report-notes">
-                        <h2>"Not computed"</h2>
+                        <h2>"Notes"</h2>
                         <ul>
                             {r
                                 .notes

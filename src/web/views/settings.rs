@@ -119,6 +119,15 @@ pub fn SettingsPanel() -> impl IntoView {
                     <option value="count">"count as failed"</option>
                     <option value="exclude">"exclude"</option>
                 </select>
+                <label for="set-merge-runs">"Merge runs"</label>
+                <input
+                    id="set-merge-runs"
+                    type="checkbox"
+                    data-testid="settings-merge-runs"
+                    title="Score the runs of one model and method (two run folders, two files of one model) as trials of one condition; off, each run is a condition of its own, its method naming the run (the CLI's --merge-runs)"
+                    prop:checked=move || session.merge_runs.get()
+                    on:change=move |e| session.set_merge_runs(event_target_checked(&e))
+                />
                 <label for="set-builtin-labels">"Built-in label rules"</label>
                 <input
                     id="set-builtin-labels"
