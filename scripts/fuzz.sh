@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl toolsandbox schema_check report inspect transcript)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(canonical tau_bench tau2 bfcl toolsandbox schema_check report inspect transcript archive_tar archive_gzip archive_zip)
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --locked
@@ -26,6 +26,11 @@ seeds() { # target → fuzz/seeds/<target>
       head -n 40 static/examples/synthetic-grid.jsonl > "$d/grid-head.jsonl"
       cp tests/hostile/*.jsonl "$d"/ 2>/dev/null || true ;;
     tau_bench) cp "$FX"/tau-bench/*.json "$d"/ ;;
+    archive_tar|archive_gzip|archive_zip) # file contents to wrap, and the real thing to mangle
+      cp "$FX"/canonical/*.jsonl tests/golden/small.jsonl "$d"/
+      tar -cf "$d/repo.tar" -C tests/fixtures/repo agent_hard_benchmark-face722e/tau2-bench
+      gzip -c tests/golden/small.jsonl > "$d/small.jsonl.gz"
+      cp "$FX"/inspect/*.eval "$d"/ ;;
     transcript)
       cp "$FX"/transcript/* "$d"/
       { cat "$FX"/transcript/openai-chat.json; printf '%s' "$SEP"; cat "$FX"/transcript/positional.jsonl; } > "$d/file-and-jsonl" ;;

@@ -350,7 +350,9 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
                     _ => p.is_dir(),
                 };
                 let listed = p.extension().is_some_and(|x| {
-                    x.eq_ignore_ascii_case("json") || x.eq_ignore_ascii_case("jsonl")
+                    ["json", "jsonl", "zip", "tar", "tgz", "gz", "zst", "tzst"]
+                        .iter()
+                        .any(|e| x.eq_ignore_ascii_case(e))
                 });
                 match (is_dir, listed) {
                     (true, _) => Entry::Dir(p),
@@ -717,7 +719,9 @@ fn read_ahead(input: &Input) -> Option<PreparedFile> {
     }
     let mut bytes = Vec::with_capacity(size as usize + 1);
     file.read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > READ_AHEAD_MAX_BYTES || bytes.starts_with(crate::ingest::ZIP_MAGIC) {
+    if bytes.len() as u64 > READ_AHEAD_MAX_BYTES
+        || crate::ingest::archive::Container::of(&bytes[..bytes.len().min(512)]).is_some()
+    {
         return None;
     }
     Some(PreparedFile::new(bytes))
@@ -736,6 +740,17 @@ fn read_input(
         Input::Path(path) => return read_file(ingest, path, options, progress, after_chunk),
         Input::Bytes { name, bytes } => (name, bytes.as_slice()),
     };
+    let mut access = bytes;
+    if read_container(
+        ingest,
+        name,
+        options,
+        &mut access,
+        bytes.len() as u64,
+        progress,
+    ) {
+        return after_chunk(ingest);
+    }
     let id = ingest.begin_file_with(name, options.clone());
     if bytes.starts_with(crate::ingest::ZIP_MAGIC) {
         let mut access = bytes;
@@ -751,6 +766,27 @@ fn read_input(
     after_chunk(ingest)
 }
 
+/// Reads an archive or compressed file's members into `ingest` ([`Ingest::read_container`]),
+/// showing members and megabytes; false (nothing read) when `src` is not one.
+fn read_container(
+    ingest: &mut Ingest,
+    name: &str,
+    options: &ImportOptions,
+    src: &mut dyn crate::formats::RandomAccess,
+    size: u64,
+    progress: &mut Progress,
+) -> bool {
+    ingest.read_container(name, options, src, &mut |p| {
+        progress.show(&format!(
+            "reading {name}: {} members, {} / {} MB read, {} MB decompressed",
+            p.members,
+            p.read >> 20,
+            size >> 20,
+            p.decompressed >> 20
+        ))
+    })
+}
+
 /// Reads one file into `ingest` in 1 MiB chunks, showing progress; `after_chunk` runs after
 /// each chunk and after the file's end (e.g. to write converted lines as they come).
 fn read_file(
@@ -763,6 +799,11 @@ fn read_file(
     let name = path.to_string_lossy();
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    // An archive or compressed file is a folder in one file: its members are read as files.
+    if read_container(ingest, &name, options, &mut file, size, progress) {
+        return after_chunk(ingest);
+    }
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0))?;
     let id = ingest.begin_file_with(&name, options.clone());
     // A zip (an Inspect .eval log) is read by offset: its table of contents is at its end.
     let mut magic = [0u8; 4];

@@ -20,6 +20,9 @@ fn check(target: &str) -> fn(&[u8]) {
         "report" => harness::check_report,
         "inspect" => harness::check_inspect,
         "transcript" => harness::check_transcript,
+        "archive_tar" => harness::check_archive_tar,
+        "archive_gzip" => harness::check_archive_gzip,
+        "archive_zip" => harness::check_archive_zip,
         other => panic!("no fuzz target {other:?}"),
     }
 }
@@ -112,5 +115,36 @@ fn toolsandbox_seed_passes_its_checks() {
     // Cut anywhere, the files still never panic the reader.
     for cut in (0..data.len()).step_by(997) {
         harness::check_toolsandbox(&data[..cut]);
+    }
+}
+
+/// The archive harness (tar, gzip and zip framing) on the hand-made fixtures and on bytes that
+/// look like each framing's start but are not one.
+#[test]
+fn archive_checks_hold_on_the_fixtures() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for dir in [
+        "tests/fixtures/import/canonical",
+        "tests/fixtures/import/tau-bench",
+    ] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            inputs.push(std::fs::read(entry.unwrap().path()).unwrap());
+        }
+    }
+    inputs.push(std::fs::read(root.join("tests/golden/small.jsonl")).unwrap());
+    let mut fake_tar = vec![b'x'; 1024];
+    fake_tar[257..262].copy_from_slice(b"ustar");
+    inputs.extend([
+        b"\x1f\x8b\x08\x00garbage".to_vec(),
+        b"\x28\xb5\x2f\xfdgarbage".to_vec(),
+        b"PK\x03\x04garbage".to_vec(),
+        fake_tar,
+        Vec::new(),
+    ]);
+    for data in &inputs {
+        harness::check_archive_tar(data);
+        harness::check_archive_gzip(data);
+        harness::check_archive_zip(data);
     }
 }

@@ -30,6 +30,7 @@
 //! assert_eq!(corpus.diagnostics[0].line, Some(2));
 //! ```
 
+pub mod archive;
 pub mod framing;
 pub mod prepared;
 pub(crate) mod session;

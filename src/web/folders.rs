@@ -47,11 +47,15 @@ pub async fn files_of(
     Ok((out, skipped))
 }
 
-/// Whether a file found in a folder is read, as the CLI decides: a `.json` or `.jsonl` name
-/// (a folder's READMEs, logs and `.txt` files are skipped).
+/// Whether a file found in a folder is read, as the CLI decides: a `.json` or `.jsonl` name,
+/// or an archive or compressed file's (a folder's READMEs, logs and `.txt` files are skipped).
 pub fn is_rollout_file_name(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    lower.ends_with(".json") || lower.ends_with(".jsonl")
+    [
+        ".json", ".jsonl", ".zip", ".tar", ".tgz", ".gz", ".zst", ".tzst",
+    ]
+    .iter()
+    .any(|x| lower.ends_with(x))
 }
 
 /// A directory's entries: `readEntries` returns them in batches until an empty one.

@@ -189,6 +189,14 @@ impl SmallReads {
     }
 }
 
+/// Whether a dropped file is an archive or compressed file, from its first bytes.
+fn is_container(file: &File, reader: &FileReaderSync) -> bool {
+    let mut head = [0u8; crate::ingest::archive::HEAD];
+    let mut access = FileAccess { file, reader };
+    let n = crate::formats::inspect::RandomAccess::read_at(&mut access, 0, &mut head).unwrap_or(0);
+    crate::ingest::archive::Container::of(&head[..n]).is_some()
+}
+
 /// Whether a dropped file is a zip archive (an Inspect `.eval` log), from its first bytes.
 fn is_zip(file: &File, reader: &FileReaderSync) -> bool {
     let mut head = [0u8; 4];
@@ -261,6 +269,15 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
             FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
         for (i, (file, name)) in state.files.iter().zip(&state.names).enumerate() {
             let options = state.options.get(i).cloned().unwrap_or_default();
+            if is_container(file, &reader) {
+                let mut access = FileAccess {
+                    file,
+                    reader: &reader,
+                };
+                if ingest.read_container(name, &options, &mut access, &mut |_| {}) {
+                    continue;
+                }
+            }
             let id = ingest.begin_file_with(name, options);
             if is_zip(file, &reader) {
                 let mut access = FileAccess {
@@ -622,7 +639,7 @@ async fn compute(
         };
         let file = &file;
         let name = name.clone();
-        let id = ingest.begin_file_with(&name, options.get(i).cloned().unwrap_or_default());
+        let file_options = options.get(i).cloned().unwrap_or_default();
         let size = file.size();
         // A small file (a folder of thousands of scenario files is mostly these) is read with
         // one call, and its first bytes tell a zip from there: a separate read of the magic
@@ -633,16 +650,35 @@ async fn compute(
                 .take(i)
                 .await
                 .map_err(|_| format!("cannot read {name} (was it moved or deleted?)"))?;
-            if bytes.starts_with(crate::ingest::ZIP_MAGIC) {
-                ingest.read_archive(id, &mut &bytes[..]);
-            } else {
-                ingest.push(id, &bytes);
-                ingest.end_file(id);
+            // An archive or compressed file: its members are read as the files of a folder.
+            if !ingest.read_container(&name, &file_options, &mut &bytes[..], &mut |_| {}) {
+                let id = ingest.begin_file_with(&name, file_options);
+                if bytes.starts_with(crate::ingest::ZIP_MAGIC) {
+                    ingest.read_archive(id, &mut &bytes[..]);
+                } else {
+                    ingest.push(id, &bytes);
+                    ingest.end_file(id);
+                }
             }
             done += size;
             reading.report(done, i + 1);
             continue;
         }
+        if is_container(file, &reader) {
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            let mut on_read = |read: u64| reading.report(done + read as f64, i);
+            let mut progressing =
+                crate::formats::inspect::Progressing::new(&mut access, &mut on_read);
+            if ingest.read_container(&name, &file_options, &mut progressing, &mut |_| {}) {
+                done += size;
+                reading.report(done, i + 1);
+                continue;
+            }
+        }
+        let id = ingest.begin_file_with(&name, file_options);
         if is_zip(file, &reader) {
             // Read by offset, one entry at a time, never whole; progress as the entries are
             // read (a multi-GB `.eval` is one file).

@@ -363,3 +363,82 @@ pub fn check_inspect(data: &[u8]) {
         "DEFLATE and zstd entries read differently"
     );
 }
+
+/// Reads `data` as a container named `name`; never panics, and every rollout is accounted for.
+fn read_as_container(name: &str, data: &[u8]) -> Option<Corpus> {
+    let mut ingest = Ingest::new();
+    let read = ingest.read_container(name, &ImportOptions::default(), &mut &data[..], &mut |_| {});
+    let corpus = ingest.finish();
+    assert_consistent(&corpus);
+    read.then_some(corpus)
+}
+
+/// The same rollouts and diagnostics' messages, whatever the files were named.
+fn assert_same_reading(a: &Corpus, b: &Corpus, what: &str) {
+    assert_eq!(a.rollouts.len(), b.rollouts.len(), "{what}: rollouts");
+    for (x, y) in a.rollouts.iter().zip(&b.rollouts) {
+        assert_eq!(
+            (x.horizon, x.fed, x.success, x.crashed),
+            (y.horizon, y.fed, y.success, y.crashed),
+            "{what}"
+        );
+    }
+    let messages = |c: &Corpus| {
+        c.diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(messages(a), messages(b), "{what}: diagnostics");
+}
+
+/// tar framing: the input as a tar archive (any bytes: headers, sizes, truncation, links), and
+/// the input as the one member of a tar, read as that file is.
+pub fn check_archive_tar(data: &[u8]) {
+    let _ = read_as_container("in.tar", data);
+    let mut b = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(data.len() as u64);
+    h.set_entry_type(tar::EntryType::Regular);
+    h.set_mode(0o644);
+    b.append_data(&mut h, "runs/x.jsonl", data).unwrap();
+    let tar = b.into_inner().unwrap();
+    let archived = read_as_container("a.tar", &tar).expect("a tar is a container");
+    let plain = prefix_exec::ingest::read_files([("a.tar/runs/x.jsonl", data)]);
+    assert_same_reading(&archived, &plain, "a tar's member");
+}
+
+/// gzip framing: the input as a gzip stream (any bytes), and the input gzipped, read as the
+/// file it holds; cut anywhere, never a panic.
+pub fn check_archive_gzip(data: &[u8]) {
+    use std::io::Write;
+    let _ = read_as_container("in.gz", data);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    let gz = e.finish().unwrap();
+    // A member that is itself an archive is read as one, not as this file.
+    if prefix_exec::ingest::archive::Container::of(&data[..data.len().min(512)]).is_none() {
+        let archived = read_as_container("x.jsonl.gz", &gz).expect("gzip is a container");
+        let plain = prefix_exec::ingest::read_files([("x.jsonl", data)]);
+        assert_same_reading(&archived, &plain, "a gzipped file");
+    }
+    for cut in [gz.len() / 3, gz.len() / 2, gz.len().saturating_sub(9)] {
+        let _ = read_as_container("x.jsonl.gz", &gz[..cut]);
+    }
+}
+
+/// zip framing: the input as a zip (any bytes: a table of contents pointing anywhere), and
+/// the input as the member of a built zip (stored, deflate, zstd), read as that file is.
+pub fn check_archive_zip(data: &[u8]) {
+    use prefix_exec::formats::inspect::archive::build_zip;
+    let _ = read_as_container("in.zip", data);
+    if prefix_exec::ingest::archive::Container::of(&data[..data.len().min(512)]).is_some() {
+        return;
+    }
+    let plain = prefix_exec::ingest::read_files([("a.zip/runs/x.jsonl", data)]);
+    for method in [0u16, 8, 93] {
+        let zip = build_zip(&[("runs/x.jsonl", data)], method, None);
+        let archived = read_as_container("a.zip", &zip).expect("a zip is a container");
+        assert_same_reading(&archived, &plain, "a zip's member");
+    }
+}

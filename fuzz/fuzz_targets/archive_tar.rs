@@ -1,0 +1,9 @@
+//! Archives as containers: the tar framing (ingest::archive), hostile bytes and the input
+//! wrapped in a well-formed tar, read as the file it holds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+mod common;
+
+fuzz_target!(|data: &[u8]| common::check_archive_tar(data));

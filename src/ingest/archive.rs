@@ -1,0 +1,625 @@
+//! Archives and compressed files as containers: a `.zip`, `.tar`, `.tar.gz`/`.tgz`,
+//! `.tar.zst`, or a single `.gz`/`.zst` file is not a format but a folder in one file. Its
+//! members go through the same path as a folder's files — each member a file of the ingest
+//! named `<archive>/<member path>`, so run grouping, names, repeats, crash policy and notices
+//! are the folder's — and nothing is written to disk.
+//!
+//! - Recognised by their bytes ([`Container::of`]), never by their names. A zip that is an
+//!   Inspect `.eval` log (a `header.json`, `_journal/start.json` or `samples/` entry) stays one:
+//!   [`Ingest::read_container`] declines it and the caller reads it as a log.
+//! - Which members are read is the folder rule: `.json` and `.jsonl` names (hidden ones, a
+//!   component starting with `.` or `__MACOSX`, left out); members whose bytes are an Inspect
+//!   log or an archive are read too, an archive inside an archive one level deep. Every other
+//!   member (code, notebooks, CSV, text, images) is counted and skipped in one note.
+//! - tar streams are decompressed as a stream: the archive is never whole in memory, and a
+//!   member is pushed to the ingest chunk by chunk. Zip members are read by random access (the
+//!   CLI's file, the browser's `File` slices), one at a time.
+//! - Hostile input: a member or stream inflating past [`MAX_RATIO`]× its compressed size (past
+//!   [`RATIO_FROM`] bytes) or past [`MAX_MEMBER_BYTES`] is cut with an error naming it; a
+//!   truncated archive keeps the members before the cut and says where it broke; a corrupt zip
+//!   member is rejected alone; links, devices and folders in a tar are ignored; `..` and
+//!   absolute member paths only name files (nothing is extracted).
+
+use std::cell::Cell;
+use std::io::{self, Read};
+use std::rc::Rc;
+
+use super::{FileId, Ingest, ZIP_MAGIC};
+use crate::formats::inspect::archive::{Archive, MAX_ENTRY_BYTES};
+use crate::formats::{ImportOptions, RandomAccess};
+use crate::rollout::Diagnostic;
+
+pub const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
+pub const ZSTD_MAGIC: &[u8] = b"\x28\xb5\x2f\xfd";
+/// Bytes enough to tell every kind (a tar header's `ustar` magic is at 257).
+pub const HEAD: usize = 512;
+/// A decompressed member or stream may grow to this many times the compressed bytes read…
+pub const MAX_RATIO: u64 = 200;
+/// …once it is past this size (small members of repeated text compress better than that).
+pub const RATIO_FROM: u64 = 64 << 20;
+/// The most bytes one member (or a single compressed file) may decompress to.
+pub const MAX_MEMBER_BYTES: u64 = 8 << 30;
+/// The most bytes an archive inside an archive (or an Inspect log inside one) may hold: it is
+/// buffered to be read by random access.
+pub const MAX_NESTED_BYTES: u64 = 1 << 30;
+
+/// What kind of container a file's first bytes say it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    Zip,
+    Gzip,
+    Zstd,
+    Tar,
+}
+
+impl Container {
+    /// From a file's first [`HEAD`] bytes (fewer for a short file).
+    pub fn of(head: &[u8]) -> Option<Container> {
+        if head.starts_with(ZIP_MAGIC) {
+            Some(Container::Zip)
+        } else if head.starts_with(GZIP_MAGIC) {
+            Some(Container::Gzip)
+        } else if head.starts_with(ZSTD_MAGIC) {
+            Some(Container::Zstd)
+        } else if head.get(257..262) == Some(b"ustar") {
+            Some(Container::Tar)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Zip => "zip archive",
+            Container::Gzip => "gzip file",
+            Container::Zstd => "zstd file",
+            Container::Tar => "tar archive",
+        }
+    }
+}
+
+/// How far reading an archive has come, for a progress line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArchiveProgress {
+    /// Members read (run data) so far.
+    pub members: u64,
+    /// Bytes of the archive read.
+    pub read: u64,
+    /// Bytes decompressed.
+    pub decompressed: u64,
+}
+
+/// A [`RandomAccess`] read front to back.
+struct Sequential<'a> {
+    src: &'a mut dyn RandomAccess,
+    pos: u64,
+    read: Rc<Cell<u64>>,
+}
+
+impl Read for Sequential<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.src.read_at(self.pos, buf)?;
+        self.pos += n as u64;
+        self.read.set(self.pos);
+        Ok(n)
+    }
+}
+
+/// A decompressed stream that stops with an error past the ratio or the absolute limit.
+struct Guarded<R> {
+    inner: R,
+    /// Compressed bytes consumed so far (shared with the reader below the decoder).
+    consumed: Rc<Cell<u64>>,
+    /// Where the compressed bytes of this stream started.
+    consumed_from: u64,
+    out: u64,
+    cap: u64,
+}
+
+impl<R: Read> Read for Guarded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.out += n as u64;
+        let consumed = self
+            .consumed
+            .get()
+            .saturating_sub(self.consumed_from)
+            .max(1);
+        if self.out > self.cap {
+            return Err(bomb(format!(
+                "it decompresses to more than {} MiB, the limit (a decompression bomb?)",
+                self.cap >> 20
+            )));
+        }
+        if self.out > RATIO_FROM && self.out > MAX_RATIO * consumed {
+            return Err(bomb(format!(
+                "it decompresses to more than {MAX_RATIO} times its compressed size ({} MiB from \
+                 {} KiB: a decompression bomb?)",
+                self.out >> 20,
+                consumed >> 10
+            )));
+        }
+        Ok(n)
+    }
+}
+
+fn bomb(message: String) -> io::Error {
+    io::Error::other(message)
+}
+
+/// Reads to fill `buf` (fewer bytes only at the end).
+fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Whether a zip is an Inspect `.eval` log rather than a container.
+fn is_inspect_log(zip: &Archive<'_>) -> bool {
+    zip.entries.iter().any(|e| {
+        e.name == "header.json" || e.name == "_journal/start.json" || e.name.starts_with("samples/")
+    })
+}
+
+/// A member path as a file name: no empty, `.` or `..` components, no leading `/`.
+fn clean(path: &str) -> String {
+    path.split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Hidden members (`.DS_Store`, `.git/…`, macOS's `__MACOSX/` forks) are never run data.
+fn hidden(path: &str) -> bool {
+    path.split('/')
+        .any(|c| c.starts_with('.') || c == "__MACOSX")
+}
+
+/// The folder rule: `.json` and `.jsonl` names are read.
+fn run_data_name(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".json") || lower.ends_with(".jsonl")
+}
+
+/// Names that may hold an archive or an Inspect log, so their bytes are looked at.
+fn maybe_container_name(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".zip", ".eval", ".tar", ".tgz", ".gz", ".zst", ".tzst"]
+        .iter()
+        .any(|x| lower.ends_with(x))
+}
+
+/// The name of a single compressed file's content: `runs.jsonl.gz` → `runs.jsonl`.
+fn without_compression_suffix(name: &str) -> String {
+    for x in [".gz", ".zst", ".gzip", ".zstd"] {
+        if name.len() > x.len() && name.to_ascii_lowercase().ends_with(x) {
+            return name[..name.len() - x.len()].to_string();
+        }
+    }
+    name.to_string()
+}
+
+/// What one container read: for its note and the progress line.
+#[derive(Default)]
+struct Reading {
+    skipped: u64,
+    progress: ArchiveProgress,
+}
+
+impl Ingest {
+    /// Reads `src`, named `name`, as a container if its bytes say it is one (see the module
+    /// documentation): every member a file of the ingest read with `options`. Returns false,
+    /// reading nothing, when it is not a container or is a zip that is an Inspect log (read it
+    /// as a file then). `on_progress` is called after each member.
+    pub fn read_container(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        src: &mut dyn RandomAccess,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) -> bool {
+        let mut head = [0u8; HEAD];
+        let n = src.read_at(0, &mut head).unwrap_or(0);
+        let Some(kind) = Container::of(&head[..n]) else {
+            return false;
+        };
+        let mut reading = Reading::default();
+        let read = match kind {
+            Container::Zip => self.zip(name, options, src, 0, &mut reading, on_progress),
+            _ => {
+                let consumed = Rc::new(Cell::new(0));
+                let mut seq = Sequential {
+                    src,
+                    pos: 0,
+                    read: consumed.clone(),
+                };
+                self.stream(
+                    name,
+                    options,
+                    kind,
+                    &mut seq,
+                    consumed,
+                    0,
+                    &mut reading,
+                    on_progress,
+                );
+                true
+            }
+        };
+        if read && reading.skipped > 0 {
+            self.corpus.notes.push(format!(
+                "{name}: {} members that are not run data (code, notebooks, CSV, text, images, \
+                 …) skipped",
+                reading.skipped
+            ));
+        }
+        read
+    }
+
+    fn archive_problem(&mut self, file: &str, message: String) {
+        self.corpus.push_diagnostic(Diagnostic {
+            file: file.to_string(),
+            line: None,
+            message,
+        });
+    }
+
+    /// A zip container; false when it is an Inspect log (nothing read).
+    fn zip(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        src: &mut dyn RandomAccess,
+        depth: u32,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) -> bool {
+        let size = src.size();
+        let mut zip = match Archive::open(src) {
+            Ok(z) => z,
+            Err(e) => {
+                self.archive_problem(name, format!("this zip archive cannot be read: {e}"));
+                return true;
+            }
+        };
+        if is_inspect_log(&zip) {
+            return false;
+        }
+        zip.cap = MAX_ENTRY_BYTES;
+        // In name order, as a folder's files are read.
+        let mut entries = zip.entries.clone();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        for entry in entries {
+            if entry.name.ends_with('/') {
+                continue;
+            }
+            let path = clean(&entry.name);
+            let member = format!("{name}/{path}");
+            if path.is_empty() || hidden(&path) {
+                reading.skipped += u64::from(!path.is_empty());
+                continue;
+            }
+            let wanted = run_data_name(&path) || maybe_container_name(&path);
+            if !wanted {
+                reading.skipped += 1;
+                continue;
+            }
+            // Refused from the table of contents, before inflating anything.
+            if entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1) {
+                self.archive_problem(
+                    &member,
+                    format!(
+                        "this archive member was not read: it decompresses to {} MiB, more than \
+                         {MAX_RATIO} times its compressed size (a decompression bomb?)",
+                        entry.size >> 20
+                    ),
+                );
+                continue;
+            }
+            match zip.read(&entry) {
+                Ok(bytes) => {
+                    reading.progress.decompressed += bytes.len() as u64;
+                    self.member_bytes(&member, options, bytes, depth, reading, on_progress);
+                }
+                Err(e) => {
+                    self.archive_problem(&member, format!("this archive member was not read: {e}"))
+                }
+            }
+            reading.progress.read = size;
+            on_progress(reading.progress);
+        }
+        true
+    }
+
+    /// A member held in memory: an archive or Inspect log inside the archive, or a file.
+    fn member_bytes(
+        &mut self,
+        member: &str,
+        options: &ImportOptions,
+        bytes: Vec<u8>,
+        depth: u32,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) {
+        let kind = Container::of(&bytes[..bytes.len().min(HEAD)]);
+        if let Some(kind) = kind {
+            if kind == Container::Zip {
+                let mut zip_src: &[u8] = &bytes;
+                if let Ok(z) = Archive::open(&mut zip_src) {
+                    if is_inspect_log(&z) {
+                        let id = self.begin_file_with(member, options.clone());
+                        self.read_archive(id, &mut &bytes[..]);
+                        reading.progress.members += 1;
+                        return;
+                    }
+                }
+            }
+            if depth >= 1 {
+                self.archive_problem(
+                    member,
+                    format!(
+                        "a {} inside an archive inside an archive: not read (one level of \
+                         archives inside archives is read)",
+                        kind.name()
+                    ),
+                );
+                return;
+            }
+            let mut inner: &[u8] = &bytes;
+            match kind {
+                Container::Zip => {
+                    self.zip(member, options, &mut inner, depth + 1, reading, on_progress);
+                }
+                _ => {
+                    let consumed = Rc::new(Cell::new(0));
+                    let mut seq = Sequential {
+                        src: &mut inner,
+                        pos: 0,
+                        read: consumed.clone(),
+                    };
+                    self.stream(
+                        member,
+                        options,
+                        kind,
+                        &mut seq,
+                        consumed,
+                        depth + 1,
+                        reading,
+                        on_progress,
+                    );
+                }
+            }
+            return;
+        }
+        if !run_data_name(member) {
+            reading.skipped += 1;
+            return;
+        }
+        let id = self.begin_file_with(member, options.clone());
+        for chunk in bytes.chunks(1 << 20) {
+            self.push(id, chunk);
+        }
+        self.end_file(id);
+        reading.progress.members += 1;
+    }
+
+    /// A gzip, zstd or tar stream (`kind`), read front to back from `src`; `consumed` counts
+    /// the compressed bytes read from it.
+    #[allow(clippy::too_many_arguments)]
+    fn stream(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        kind: Container,
+        src: &mut dyn Read,
+        consumed: Rc<Cell<u64>>,
+        depth: u32,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) {
+        let from = consumed.get();
+        let decoded: Box<dyn Read + '_> = match kind {
+            Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
+            Container::Zstd => match ruzstd::decoding::StreamingDecoder::new(src) {
+                Ok(d) => Box::new(d),
+                Err(e) => {
+                    self.archive_problem(name, format!("this zstd file cannot be read: {e}"));
+                    return;
+                }
+            },
+            Container::Tar => Box::new(src),
+            Container::Zip => return,
+        };
+        let mut guarded = Guarded {
+            inner: decoded,
+            consumed: consumed.clone(),
+            consumed_from: from,
+            out: 0,
+            cap: MAX_MEMBER_BYTES,
+        };
+        // What the stream holds: a tar archive, an archive or log to buffer, or one file.
+        let mut head = vec![0u8; HEAD];
+        let n = match read_full(&mut guarded, &mut head) {
+            Ok(n) => n,
+            Err(e) => {
+                self.archive_problem(name, format!("this {} cannot be read: {e}", kind.name()));
+                return;
+            }
+        };
+        head.truncate(n);
+        let inner_kind = if kind == Container::Tar {
+            Some(Container::Tar)
+        } else {
+            Container::of(&head)
+        };
+        let mut whole = io::Cursor::new(head).chain(guarded);
+        match inner_kind {
+            Some(Container::Tar) => self.tar(
+                name,
+                options,
+                &mut whole,
+                &consumed,
+                depth,
+                reading,
+                on_progress,
+            ),
+            Some(_) => {
+                // A compressed archive or log (`runs.zip.gz`): buffered, then read as a member.
+                let mut bytes = Vec::new();
+                let limited = (&mut whole)
+                    .take(MAX_NESTED_BYTES + 1)
+                    .read_to_end(&mut bytes);
+                match limited {
+                    Ok(_) if bytes.len() as u64 <= MAX_NESTED_BYTES => {
+                        let member = without_compression_suffix(name);
+                        self.member_bytes(&member, options, bytes, depth, reading, on_progress);
+                    }
+                    Ok(_) => self.archive_problem(
+                        name,
+                        format!(
+                            "it holds an archive of more than {} MiB: not read",
+                            MAX_NESTED_BYTES >> 20
+                        ),
+                    ),
+                    Err(e) => self.archive_problem(name, format!("not read: {e}")),
+                }
+            }
+            None => {
+                // One compressed file (`runs.jsonl.gz`): streamed into the ingest.
+                let member = without_compression_suffix(name);
+                let id = self.begin_file_with(&member, options.clone());
+                if let Err(e) = self.pump(id, &mut whole, reading) {
+                    self.archive_problem(
+                        name,
+                        format!(
+                            "the {} is cut short or damaged after {} decompressed bytes ({e}); \
+                             what came before was read",
+                            kind.name(),
+                            self.bytes_read(id)
+                        ),
+                    );
+                }
+                self.end_file(id);
+                reading.progress.members += 1;
+                reading.progress.read = consumed.get();
+                on_progress(reading.progress);
+            }
+        }
+    }
+
+    /// Pushes a stream into file `id` in 1 MiB chunks.
+    fn pump(&mut self, id: FileId, src: &mut dyn Read, reading: &mut Reading) -> io::Result<()> {
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = read_full(src, &mut buf)?;
+            if n == 0 {
+                return Ok(());
+            }
+            reading.progress.decompressed += n as u64;
+            self.push(id, &buf[..n]);
+        }
+    }
+
+    /// The members of a tar stream, in the archive's order.
+    #[allow(clippy::too_many_arguments)]
+    fn tar(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        src: &mut dyn Read,
+        consumed: &Rc<Cell<u64>>,
+        depth: u32,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) {
+        let mut archive = tar::Archive::new(src);
+        let entries = match archive.entries() {
+            Ok(e) => e,
+            Err(e) => {
+                self.archive_problem(name, format!("this tar archive cannot be read: {e}"));
+                return;
+            }
+        };
+        let mut last: Option<String> = None;
+        for entry in entries {
+            let mut entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let after = last.as_deref().map_or_else(
+                        || "before its first member".to_string(),
+                        |m| format!("after member {m}"),
+                    );
+                    self.archive_problem(
+                        name,
+                        format!(
+                            "the tar archive is cut short or damaged {after} ({e}); the members \
+                             before were read"
+                        ),
+                    );
+                    return;
+                }
+            };
+            // Regular files only: links, devices, folders and FIFOs name nothing to read.
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let path = clean(&String::from_utf8_lossy(&entry.path_bytes()));
+            last = Some(path.clone());
+            if path.is_empty() || hidden(&path) {
+                reading.skipped += u64::from(!path.is_empty());
+                continue;
+            }
+            let member = format!("{name}/{path}");
+            let result = if run_data_name(&path) {
+                let id = self.begin_file_with(&member, options.clone());
+                let r = self.pump(id, &mut entry, reading);
+                self.end_file(id);
+                reading.progress.members += 1;
+                r
+            } else if maybe_container_name(&path) {
+                let mut bytes = Vec::new();
+                match (&mut entry)
+                    .take(MAX_NESTED_BYTES + 1)
+                    .read_to_end(&mut bytes)
+                {
+                    Ok(_) if bytes.len() as u64 > MAX_NESTED_BYTES => {
+                        self.archive_problem(
+                            &member,
+                            format!(
+                                "an archive member of more than {} MiB: not read",
+                                MAX_NESTED_BYTES >> 20
+                            ),
+                        );
+                        Ok(())
+                    }
+                    Ok(_) => {
+                        reading.progress.decompressed += bytes.len() as u64;
+                        self.member_bytes(&member, options, bytes, depth, reading, on_progress);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            } else {
+                reading.skipped += 1;
+                Ok(())
+            };
+            reading.progress.read = consumed.get();
+            on_progress(reading.progress);
+            if let Err(e) = result {
+                // The stream cannot be resynchronised past a member that failed to inflate.
+                self.archive_problem(
+                    &member,
+                    format!("this archive member was cut ({e}); the archive's later members were not read"),
+                );
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! Archives and compressed files read as the folders they hold (#28): `.zip`, `.tar`,
+//! `.tar.gz`, `.tar.zst`, single `.gz`/`.zst` files, archives inside archives, and hostile ones.
+//! The archives are built here, from the repository fixture (`tests/fixtures/repo`) and from
+//! `../shared/data/released-runs` when it is there (never committed).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use prefix_exec::formats::inspect::archive::build_zip;
+use prefix_exec::formats::ImportOptions;
+use prefix_exec::ingest::Ingest;
+use prefix_exec::rollout::Corpus;
+use serde_json::Value;
+
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/repo");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/released-runs");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Every file below `root`, as (path relative to `root`'s parent, bytes), in name order.
+fn files_of(root: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, base, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root.parent().unwrap(), &mut out);
+    out
+}
+
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, bytes) in files {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o644);
+        h.set_entry_type(tar::EntryType::Regular);
+        b.append_data(&mut h, name, &bytes[..]).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn zstd(bytes: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let entries: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), &b[..])).collect();
+    build_zip(&entries, 8, None)
+}
+
+/// The CLI's report JSON of `paths`.
+fn score(paths: &[&Path], extra: &[&str]) -> (Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        .arg("score")
+        .args(paths)
+        .args(["--bootstrap", "300", "--json", "-", "-q"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+/// What must be the same for a folder and an archive of it: every number, the names, the runs
+/// and the notes (less the archive's note of the members it skipped).
+fn reading(r: &Value) -> Value {
+    let notes: Vec<&Value> = r["notes"]
+        .as_array()
+        .map(|n| {
+            n.iter()
+                .filter(|n| {
+                    !n.as_str()
+                        .unwrap()
+                        .contains("members that are not run data")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::json!({
+        "conditions": r["conditions"],
+        "paired": r["paired"],
+        "notes": notes,
+        "problems": r["problems"].as_array().map_or(0, |p| p.len()),
+    })
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn every_kind_of_archive_reads_as_the_folder_it_holds() {
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    let files = files_of(&top);
+    let dir = scratch("archives-repo");
+    let tar = tar_of(&files);
+    let archives = [
+        write(&dir, "repo.zip", &zip_of(&files)),
+        write(&dir, "repo.tar", &tar),
+        write(&dir, "repo.tar.gz", &gzip(&tar)),
+        write(&dir, "repo.tar.zst", &zstd(&tar)),
+        // Names do not decide: a tar.gz named like anything.
+        write(&dir, "download (3)", &gzip(&tar)),
+    ];
+    let (folder, _) = score(&[&top], &[]);
+    let want = reading(&folder);
+    assert_eq!(want["conditions"].as_array().unwrap().len(), 4);
+    for a in &archives {
+        let (r, _) = score(&[a], &[]);
+        assert_eq!(reading(&r), want, "{}", a.display());
+        let note = r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n.as_str().unwrap().contains("not run data"));
+        assert!(
+            note.is_some_and(|n| n
+                .as_str()
+                .unwrap()
+                .contains("5 members that are not run data")),
+            "{}: {:?}",
+            a.display(),
+            r["notes"]
+        );
+    }
+}
+
+#[test]
+fn single_compressed_files_and_archives_inside_archives() {
+    let dir = scratch("archives-single");
+    let jsonl = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/small.jsonl"
+    ))
+    .unwrap();
+    let plain = write(&dir, "small.jsonl", &jsonl);
+    let gz = write(&dir, "small.jsonl.gz", &gzip(&jsonl));
+    let zst = write(&dir, "small.jsonl.zst", &zstd(&jsonl));
+    let (want, _) = score(&[&plain], &[]);
+    for p in [&gz, &zst] {
+        let (r, _) = score(&[p], &[]);
+        assert_eq!(r["conditions"], want["conditions"], "{}", p.display());
+        assert_eq!(
+            r["inputs"][0]["file"].as_str().unwrap(),
+            plain.to_string_lossy(),
+            "the member's name drops the ending"
+        );
+    }
+    // A zip holding a tar.gz holding the file: one level of nesting is read.
+    let inner = gzip(&tar_of(&[("runs/small.jsonl".to_string(), jsonl.clone())]));
+    let outer = write(
+        &dir,
+        "outer.zip",
+        &zip_of(&[("inner.tar.gz".to_string(), inner.clone())]),
+    );
+    let (r, _) = score(&[&outer], &[]);
+    assert_eq!(r["conditions"], want["conditions"]);
+    // Two levels: said, not read.
+    let twice = zip_of(&[("outer.zip".to_string(), std::fs::read(&outer).unwrap())]);
+    let twice = write(
+        &dir,
+        "twice.tar",
+        &tar_of(&[("deep.zip".to_string(), twice)]),
+    );
+    let corpus = read(&[&twice]);
+    assert!(corpus.rollouts.is_empty());
+    assert!(
+        corpus
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("inside an archive inside an archive")),
+        "{:?}",
+        corpus.diagnostics
+    );
+}
+
+/// Reads paths as the CLI does, into a corpus.
+fn read(paths: &[&Path]) -> Corpus {
+    let mut ingest = Ingest::new();
+    let options = ImportOptions::default();
+    for p in paths {
+        let mut f = std::fs::File::open(p).unwrap();
+        assert!(ingest.read_container(&p.to_string_lossy(), &options, &mut f, &mut |_| {}));
+    }
+    ingest.finish()
+}
+
+#[test]
+fn an_inspect_log_stays_a_log_and_is_read_inside_an_archive() {
+    let eval =
+        Path::new(SHARED).join("inspect/METR+inspect-action/tests/core/eval_logs/small.eval");
+    let eval = if eval.is_file() {
+        eval
+    } else {
+        // Without the shared data: the project's own .eval fixture.
+        let mut found = None;
+        for (name, _) in
+            files_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/inspect"))
+        {
+            if name.ends_with(".eval") {
+                found = Some(
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("tests/fixtures/import")
+                        .join(name),
+                );
+                break;
+            }
+        }
+        found.expect("an .eval fixture")
+    };
+    let mut f = std::fs::File::open(&eval).unwrap();
+    let mut ingest = Ingest::new();
+    assert!(
+        !ingest.read_container("log.eval", &ImportOptions::default(), &mut f, &mut |_| {}),
+        "an Inspect log is not a container"
+    );
+    let dir = scratch("archives-eval");
+    let bytes = std::fs::read(&eval).unwrap();
+    let (want, _) = score(&[&eval], &[]);
+    let tgz = write(
+        &dir,
+        "logs.tar.gz",
+        &gzip(&tar_of(&[("logs/x.eval".to_string(), bytes)])),
+    );
+    let (r, _) = score(&[&tgz], &[]);
+    assert_eq!(r["conditions"], want["conditions"]);
+}
+
+#[test]
+fn hostile_archives_lose_nothing_else() {
+    let dir = scratch("archives-hostile");
+    let good = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/small.jsonl"
+    ))
+    .unwrap();
+    let good_n = read_bytes("good.jsonl", &good).rollouts.len();
+    assert!(good_n > 0);
+
+    // A zip bomb member (100 MiB of zeros declared, a few KiB compressed): refused by name, the
+    // other member read.
+    let zeros = vec![0u8; 100 << 20];
+    let bomb = zip_of(&[
+        ("a/bomb.jsonl".to_string(), zeros.clone()),
+        ("b/good.jsonl".to_string(), good.clone()),
+    ]);
+    let c = read(&[&write(&dir, "bomb.zip", &bomb)]);
+    assert_eq!(c.rollouts.len(), good_n);
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.file.ends_with("a/bomb.jsonl") && d.message.contains("decompression bomb")),
+        "{:?}",
+        c.diagnostics
+    );
+
+    // A gzip stream that inflates past the ratio: cut with a message naming the member; the
+    // member before it was read.
+    let tgz = gzip(&tar_of(&[
+        ("good.jsonl".to_string(), good.clone()),
+        ("bomb.jsonl".to_string(), zeros),
+    ]));
+    let c = read(&[&write(&dir, "bomb.tar.gz", &tgz)]);
+    assert_eq!(c.rollouts.len(), good_n);
+    assert!(
+        c.diagnostics
+            .iter()
+            .any(|d| d.file.ends_with("bomb.jsonl") && d.message.contains("decompression bomb")),
+        "{:?}",
+        c.diagnostics
+    );
+
+    // A truncated tar.gz: the members before the cut are read, then a clear error.
+    // (The second member is large and varied, so the cut falls inside it.)
+    let filler: String = (0..20_000u64)
+        .map(|i| {
+            let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7;
+            format!("{{\"dataset\":\"f\",\"task_id\":\"{x:x}\",\"model\":\"m\",\"method\":\"x\",\"success\":true,\"steps\":[]}}\n")
+        })
+        .collect();
+    let tar = tar_of(&[
+        ("1.jsonl".to_string(), good.clone()),
+        ("2.jsonl".to_string(), filler.into_bytes()),
+        ("3.jsonl".to_string(), good.clone()),
+    ]);
+    let full = gzip(&tar);
+    let cut = &full[..full.len() * 9 / 10];
+    let c = read(&[&write(&dir, "cut.tar.gz", cut)]);
+    assert!(c.rollouts.len() >= good_n, "the first member was read");
+    assert!(
+        c.diagnostics.iter().any(|d| d.message.contains("cut")),
+        "{:?}",
+        c.diagnostics
+    );
+
+    // A corrupt zip member (its bytes changed, its CRC-32 not): that member rejected alone.
+    let mut z = zip_of(&[
+        ("1.jsonl".to_string(), good.clone()),
+        ("2.jsonl".to_string(), good.clone()),
+    ]);
+    // The first member's data starts after its 30-byte local header and name.
+    z[30 + "1.jsonl".len() + 10] ^= 0xff;
+    let c = read(&[&write(&dir, "corrupt.zip", &z)]);
+    assert_eq!(c.rollouts.len(), good_n);
+    assert!(
+        c.diagnostics.iter().any(|d| d.file.ends_with("1.jsonl")),
+        "{:?}",
+        c.diagnostics
+    );
+
+    // Links, devices and folders in a tar are ignored; `..` and absolute paths only name files.
+    let mut b = tar::Builder::new(Vec::new());
+    for (kind, name) in [
+        (tar::EntryType::Symlink, "link.jsonl"),
+        (tar::EntryType::Char, "dev.jsonl"),
+        (tar::EntryType::Directory, "dir.jsonl"),
+    ] {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_size(0);
+        h.set_path(name).unwrap();
+        if kind == tar::EntryType::Symlink {
+            h.set_link_name("/etc/passwd").unwrap();
+        }
+        h.set_cksum();
+        b.append(&h, &[][..]).unwrap();
+    }
+    let mut h = tar::Header::new_gnu();
+    h.set_size(good.len() as u64);
+    h.set_entry_type(tar::EntryType::Regular);
+    // The tar crate refuses `..` when building, so the name is written into the header as is.
+    h.as_gnu_mut().unwrap().name[..22].copy_from_slice(b"../../../etc/up.jsonl\0");
+    h.set_cksum();
+    b.append(&h, &good[..]).unwrap();
+    let c = read(&[&write(&dir, "odd.tar", &b.into_inner().unwrap())]);
+    assert_eq!(c.rollouts.len(), good_n);
+    let names: Vec<&str> = c.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].ends_with("odd.tar/etc/up.jsonl"), "{names:?}");
+
+    // 100,000 empty members: read, each an empty file, nothing else.
+    let empties: Vec<(String, Vec<u8>)> = (0..100_000)
+        .map(|i| (format!("e/{i}.jsonl"), Vec::new()))
+        .collect();
+    let c = read(&[&write(&dir, "empties.tar.gz", &gzip(&tar_of(&empties)))]);
+    assert_eq!(c.files.len(), 100_000);
+    assert!(c.rollouts.is_empty());
+    assert_eq!(
+        c.problems.len(),
+        1,
+        "one kind of problem: {:?}",
+        c.problems.first()
+    );
+}
+
+fn read_bytes(name: &str, bytes: &[u8]) -> Corpus {
+    prefix_exec::ingest::read_files([(name, bytes)])
+}
+
+#[test]
+fn released_runs_as_archives_read_as_their_folders() {
+    let root = Path::new(SHARED);
+    if !root.is_dir() {
+        println!("skipped: no {SHARED}");
+        return;
+    }
+    let dir = scratch("archives-released");
+    for folder in ["tau-bench", "toolsandbox/agent_anthropic", "bfcl"] {
+        let path = root.join(folder);
+        let files = files_of(&path);
+        let tar = tar_of(&files);
+        let stem = folder.replace('/', "_");
+        let (want, _) = score(&[&path], &[]);
+        for (name, bytes) in [
+            (format!("{stem}.zip"), zip_of(&files)),
+            (format!("{stem}.tar.gz"), gzip(&tar)),
+            (format!("{stem}.tar.zst"), zstd(&tar)),
+        ] {
+            let a = write(&dir, &name, &bytes);
+            let (r, _) = score(&[&a], &[]);
+            assert_eq!(reading(&r), reading(&want), "{name}");
+        }
+    }
+    // A converted run as a .jsonl.gz.
+    let out = dir.join("tau.jsonl");
+    let o = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        .args(["convert"])
+        .arg(root.join("tau-bench/gpt-4o-airline.json"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let gz = write(&dir, "tau.jsonl.gz", &gzip(&std::fs::read(&out).unwrap()));
+    let (a, _) = score(&[&out], &[]);
+    let (b, _) = score(&[&gz], &[]);
+    assert_eq!(a["conditions"], b["conditions"]);
+}
