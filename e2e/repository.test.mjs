@@ -1,0 +1,87 @@
+// A whole results repository (#27) and archives of it (#28), in the browser: the fixture in
+// tests/fixtures/repo (a `<repo>-<commit>/` top folder, one ToolSandbox model's two runs, BFCL
+// single-turn files and a result without its score file, a tau2 run named by a Hugging Face
+// cache path, code and notebooks) picked as one folder, then dropped as a .tar.gz and a .zip:
+// the CLI's conditions and numbers, runs apart until "Merge runs" is on, readable names, one
+// note per kind of thing skipped, problems by kind.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { ROOT, cliReportBytes, computeAfter, download, openApp, setSetting, tempDir, waitMounted } from './lib.mjs';
+
+const FIXTURES = path.join(ROOT, 'tests', 'fixtures');
+const TOP = 'agent_hard_benchmark-face722e';
+
+async function report(page) {
+  return JSON.parse((await download(page, 'export-report-json')).bytes.toString('utf8'));
+}
+
+test('a results repository picked as one folder reads right, = CLI', { timeout: 300_000 }, async (t) => {
+  const { page, assertHealthy } = await openApp(t);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await setSetting(page, 'settings-bootstrap', 200);
+  await computeAfter(page, () => page.getByTestId('folder-input').setInputFiles(path.join(FIXTURES, 'repo', TOP)));
+  const r = await report(page);
+  const rows = r.conditions.map((c) => `${c.dataset} | ${c.model} | ${c.method} | ${c.n}`);
+  assert.deepEqual(rows, [
+    'bfcl/multi_turn_base | tiny-model-FC | fc | 5',
+    'tau2/telecom | Qwen/Qwen3-32B | llm_agent | 5',
+    'toolsandbox | acme/tiny-1 | default (run 2025-01-02 03:04:05) | 7',
+    'toolsandbox | acme/tiny-1 | default (run 2025-01-02 23:04:05) | 7',
+  ]);
+  const cli = JSON.parse(cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 200, seed: 0 }).toString('utf8'));
+  assert.deepEqual(r.conditions, cli.conditions);
+  assert.deepEqual(r.paired, cli.paired);
+  assert.deepEqual(r.notes, cli.notes);
+
+  // The notes: the runs kept apart, the single-turn files skipped.
+  const notes = await page.getByTestId('report-note').allInnerTexts();
+  assert.ok(notes.some((n) => /acme\/tiny-1 · default came from 2 runs/.test(n)), notes.join('\n'));
+  assert.ok(notes.some((n) => /BFCL single-turn categories skipped \(irrelevance, simple/.test(n)), notes.join('\n'));
+  // Problems by kind: the missing score file named once.
+  const items = await page.getByTestId('error-item').allTextContents();
+  assert.ok(items.some((i) => /other-model\/BFCL_v3_multi_turn_base_result\.json.*needs its score file/.test(i)), items.join('\n'));
+  assert.equal(await page.getByTestId('error-kind').count() > 0, true, 'a kind with several problems folds them');
+  // The cache path is on hover only; the table shows the model it names.
+  const table = await page.getByTestId('main-table').innerText();
+  assert.ok(table.includes('Qwen/Qwen3-32B') && !table.includes('.cache'), table);
+
+  // Merge runs: the two runs become trials of one condition.
+  await computeAfter(page, () => page.getByTestId('settings-merge-runs').check());
+  const merged = await report(page);
+  const sandbox = merged.conditions.filter((c) => c.dataset === 'toolsandbox').map((c) => [c.method, c.n]);
+  assert.deepEqual(sandbox, [['default', 14]]);
+  const cliMerged = JSON.parse(
+    cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 200, seed: 0, extra: ['--merge-runs'] }).toString('utf8'),
+  );
+  assert.deepEqual(merged.conditions, cliMerged.conditions);
+  await assertHealthy();
+});
+
+test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 300_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const tgz = path.join(dir, 'repo.tar.gz');
+  execFileSync('tar', ['-czf', tgz, '-C', path.join(FIXTURES, 'repo'), TOP]);
+  const zip = path.join(dir, 'repo.zip');
+  execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])', zip.slice(0, -4), path.join(FIXTURES, 'repo'), TOP]);
+  const folder = JSON.parse(cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 200, seed: 0 }).toString('utf8'));
+  const { page, assertHealthy } = await openApp(t);
+  for (const file of [tgz, zip]) {
+    // Each archive on its own page (the files of a page are kept in memory only).
+    await page.reload();
+    await waitMounted(page);
+    await setSetting(page, 'settings-bootstrap', 200);
+    await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(file));
+    const r = await report(page);
+    assert.deepEqual(r.conditions, folder.conditions, path.basename(file));
+    assert.deepEqual(r.paired, folder.paired, path.basename(file));
+    const cli = JSON.parse(cliReportBytes([path.basename(file)], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
+    assert.deepEqual(r.notes, cli.notes, path.basename(file));
+    assert.ok(r.notes.some((n) => n.includes('5 members that are not run data')), r.notes.join('\n'));
+  }
+  await assertHealthy();
+});
