@@ -323,3 +323,22 @@ def test_a_results_repository_reads_right():
     merged = prefix_exec.score(REPO, bootstrap=0, merge_runs=True)
     sandbox = [(c["method"], c["n"]) for c in merged.conditions if c["dataset"] == "toolsandbox"]
     assert sandbox == [("default", 14)]
+
+
+def test_archives_read_as_the_folder_they_hold(tmp_path):
+    """A .tar.gz and a .zip of a results repository give the folder's conditions."""
+    import tarfile
+    import zipfile
+
+    top = REPO / "agent_hard_benchmark-face722e"
+    tgz = tmp_path / "repo.tar.gz"
+    with tarfile.open(tgz, "w:gz") as t:
+        t.add(top, arcname=top.name)
+    zf = tmp_path / "repo.zip"
+    with zipfile.ZipFile(zf, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(top.rglob("*")):
+            if p.is_file():
+                z.write(p, p.relative_to(REPO))
+    folder = prefix_exec.score(top, bootstrap=200).conditions
+    for archive in (tgz, zf):
+        assert prefix_exec.score(archive, bootstrap=200).conditions == folder, archive.name
