@@ -776,7 +776,7 @@ fn read_container(
     size: u64,
     progress: &mut Progress,
 ) -> bool {
-    ingest.read_container(name, options, src, &mut |p| {
+    let mut on_progress = |p: crate::ingest::archive::ArchiveProgress| {
         progress.show(&format!(
             "reading {name}: {} members, {} / {} MB read, {} MB decompressed",
             p.members,
@@ -784,7 +784,84 @@ fn read_container(
             size >> 20,
             p.decompressed >> 20
         ))
-    })
+    };
+    if crate::parallel::threads() < 2 {
+        return ingest.read_container(name, options, src, &mut on_progress);
+    }
+    let mut sink = PoolSink::default();
+    ingest.read_container_into(name, options, src, &mut sink, &mut on_progress)
+}
+
+/// An archive's small members prepared on the thread pool (as a folder's small files are,
+/// [`PreparedFile`]) while this thread decompresses the next ones: one batch in flight at a
+/// time, each pushed in the archive's order, so the corpus is the one-thread corpus.
+#[derive(Default)]
+struct PoolSink {
+    pending: Vec<(String, ImportOptions, Vec<u8>)>,
+    in_flight: Option<InFlight>,
+}
+
+type InFlight = (
+    Vec<(String, ImportOptions)>,
+    std::sync::mpsc::Receiver<Vec<PreparedFile>>,
+);
+
+/// Members per batch (at most two batches of members of at most 1 MiB are held).
+const MEMBER_BATCH: usize = 64;
+
+impl crate::ingest::archive::MemberSink for PoolSink {
+    fn whole(
+        &mut self,
+        ingest: &mut Ingest,
+        name: String,
+        options: &ImportOptions,
+        bytes: Vec<u8>,
+    ) {
+        self.pending.push((name, options.clone(), bytes));
+        if self.pending.len() >= MEMBER_BATCH {
+            self.launch(ingest);
+        }
+    }
+
+    fn flush(&mut self, ingest: &mut Ingest) {
+        self.launch(ingest);
+        self.land(ingest);
+    }
+}
+
+impl PoolSink {
+    /// Pushes the batch in flight, once prepared.
+    fn land(&mut self, ingest: &mut Ingest) {
+        if let Some((names, prepared)) = self.in_flight.take() {
+            let prepared = prepared
+                .recv()
+                .expect("a pool task prepares every member of its batch");
+            for ((name, options), p) in names.into_iter().zip(prepared) {
+                let id = ingest.begin_file_with(&name, options);
+                ingest.push_prepared_file(id, p);
+            }
+        }
+    }
+
+    /// Lands the batch in flight, then sends the pending members to the pool.
+    fn launch(&mut self, ingest: &mut Ingest) {
+        self.land(ingest);
+        if self.pending.is_empty() {
+            return;
+        }
+        let (names, bytes): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .map(|(n, o, b)| ((n, o), b))
+            .unzip();
+        let (tx, rx) = std::sync::mpsc::channel();
+        rayon::spawn(move || {
+            use rayon::prelude::*;
+            let prepared: Vec<PreparedFile> =
+                bytes.into_par_iter().map(PreparedFile::new).collect();
+            let _ = tx.send(prepared);
+        });
+        self.in_flight = Some((names, rx));
+    }
 }
 
 /// Reads one file into `ingest` in 1 MiB chunks, showing progress; `after_chunk` runs after

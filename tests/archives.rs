@@ -423,3 +423,50 @@ fn released_runs_as_archives_read_as_their_folders() {
     let (b, _) = score(&[&gz], &[]);
     assert_eq!(a["conditions"], b["conditions"]);
 }
+
+/// Natively, an archive's small members are prepared on the thread pool in batches: the report
+/// is byte-identical on one thread and on several.
+#[test]
+fn archives_read_the_same_on_any_thread_count() {
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    // Several copies under other names (more members than one batch), one corrupt member.
+    let mut files = Vec::new();
+    for copy in 0..12 {
+        for (name, bytes) in files_of(&top) {
+            let mut bytes = bytes;
+            bytes.extend(std::iter::repeat_n(b'\n', copy));
+            files.push((format!("c{copy:02}/{name}"), bytes));
+        }
+    }
+    let tar = tar_of(&files);
+    let dir = scratch("archives-threads");
+    let mut zip = zip_of(&files);
+    let at = zip.len() / 2;
+    zip[at] ^= 0x5a;
+    for a in [
+        write(&dir, "many.tar.gz", &gzip(&tar)),
+        write(&dir, "many.zip", &zip),
+    ] {
+        let run = |threads: &str| {
+            Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+                .arg("score")
+                .arg(&a)
+                .args([
+                    "--bootstrap",
+                    "200",
+                    "--json",
+                    "-",
+                    "-q",
+                    "--threads",
+                    threads,
+                ])
+                .output()
+                .unwrap()
+                .stdout
+        };
+        let one = run("1");
+        assert!(!one.is_empty());
+        assert_eq!(one, run("2"), "{}", a.display());
+        assert_eq!(one, run("3"), "{}", a.display());
+    }
+}

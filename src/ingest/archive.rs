@@ -206,11 +206,47 @@ fn without_compression_suffix(name: &str) -> String {
     name.to_string()
 }
 
+/// Members up to this size are read whole and handed to the [`MemberSink`] (the CLI prepares
+/// them on its thread pool, as it does a folder's small files); larger ones are streamed into
+/// the ingest.
+pub const WHOLE_MEMBER_BYTES: u64 = 1 << 20;
+
+/// Where a container's small members go. Every member reaches the ingest in the archive's
+/// order: before anything else is pushed (a streamed member, an archive inside), `flush` must
+/// have pushed every member handed over so far.
+pub trait MemberSink {
+    /// A member read whole, to be read as file `name` with `options`.
+    fn whole(&mut self, ingest: &mut Ingest, name: String, options: &ImportOptions, bytes: Vec<u8>);
+    /// Pushes what is pending, in order.
+    fn flush(&mut self, ingest: &mut Ingest);
+}
+
+/// Each member pushed as it comes (the browser's worker; tests).
+pub struct InOrder;
+
+impl MemberSink for InOrder {
+    fn whole(
+        &mut self,
+        ingest: &mut Ingest,
+        name: String,
+        options: &ImportOptions,
+        bytes: Vec<u8>,
+    ) {
+        let id = ingest.begin_file_with(&name, options.clone());
+        for chunk in bytes.chunks(1 << 20) {
+            ingest.push(id, chunk);
+        }
+        ingest.end_file(id);
+    }
+
+    fn flush(&mut self, _: &mut Ingest) {}
+}
+
 /// What one container read: for its note and the progress line.
-#[derive(Default)]
-struct Reading {
+struct Reading<'s> {
     skipped: u64,
     progress: ArchiveProgress,
+    sink: &'s mut dyn MemberSink,
 }
 
 impl Ingest {
@@ -225,12 +261,28 @@ impl Ingest {
         src: &mut dyn RandomAccess,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) -> bool {
+        self.read_container_into(name, options, src, &mut InOrder, on_progress)
+    }
+
+    /// [`Ingest::read_container`], its small members handed to `sink`.
+    pub fn read_container_into(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        src: &mut dyn RandomAccess,
+        sink: &mut dyn MemberSink,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) -> bool {
         let mut head = [0u8; HEAD];
         let n = src.read_at(0, &mut head).unwrap_or(0);
         let Some(kind) = Container::of(&head[..n]) else {
             return false;
         };
-        let mut reading = Reading::default();
+        let mut reading = Reading {
+            skipped: 0,
+            progress: ArchiveProgress::default(),
+            sink,
+        };
         let read = match kind {
             Container::Zip => self.zip(name, options, src, 0, &mut reading, on_progress),
             _ => {
@@ -253,6 +305,7 @@ impl Ingest {
                 true
             }
         };
+        reading.sink.flush(self);
         if read && reading.skipped > 0 {
             self.corpus.notes.push(format!(
                 "{name}: {} members that are not run data (code, notebooks, CSV, text, images, \
@@ -261,6 +314,13 @@ impl Ingest {
             ));
         }
         read
+    }
+
+    /// A problem of the archive or a member, said after the members before it were pushed (so
+    /// the diagnostics' order does not depend on the sink).
+    fn problem(&mut self, reading: &mut Reading<'_>, file: &str, message: String) {
+        reading.sink.flush(self);
+        self.archive_problem(file, message);
     }
 
     fn archive_problem(&mut self, file: &str, message: String) {
@@ -285,7 +345,11 @@ impl Ingest {
         let mut zip = match Archive::open(src) {
             Ok(z) => z,
             Err(e) => {
-                self.archive_problem(name, format!("this zip archive cannot be read: {e}"));
+                self.problem(
+                    reading,
+                    name,
+                    format!("this zip archive cannot be read: {e}"),
+                );
                 return true;
             }
         };
@@ -313,7 +377,8 @@ impl Ingest {
             }
             // Refused from the table of contents, before inflating anything.
             if entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1) {
-                self.archive_problem(
+                self.problem(
+                    reading,
                     &member,
                     format!(
                         "this archive member was not read: it decompresses to {} MiB, more than \
@@ -328,9 +393,11 @@ impl Ingest {
                     reading.progress.decompressed += bytes.len() as u64;
                     self.member_bytes(&member, options, bytes, depth, reading, on_progress);
                 }
-                Err(e) => {
-                    self.archive_problem(&member, format!("this archive member was not read: {e}"))
-                }
+                Err(e) => self.problem(
+                    reading,
+                    &member,
+                    format!("this archive member was not read: {e}"),
+                ),
             }
             reading.progress.read = size;
             on_progress(reading.progress);
@@ -350,6 +417,7 @@ impl Ingest {
     ) {
         let kind = Container::of(&bytes[..bytes.len().min(HEAD)]);
         if let Some(kind) = kind {
+            reading.sink.flush(self);
             if kind == Container::Zip {
                 let mut zip_src: &[u8] = &bytes;
                 if let Ok(z) = Archive::open(&mut zip_src) {
@@ -362,7 +430,8 @@ impl Ingest {
                 }
             }
             if depth >= 1 {
-                self.archive_problem(
+                self.problem(
+                    reading,
                     member,
                     format!(
                         "a {} inside an archive inside an archive: not read (one level of \
@@ -402,12 +471,17 @@ impl Ingest {
             reading.skipped += 1;
             return;
         }
+        reading.progress.members += 1;
+        if bytes.len() as u64 <= WHOLE_MEMBER_BYTES {
+            reading.sink.whole(self, member.to_string(), options, bytes);
+            return;
+        }
+        reading.sink.flush(self);
         let id = self.begin_file_with(member, options.clone());
         for chunk in bytes.chunks(1 << 20) {
             self.push(id, chunk);
         }
         self.end_file(id);
-        reading.progress.members += 1;
     }
 
     /// A gzip, zstd or tar stream (`kind`), read front to back from `src`; `consumed` counts
@@ -430,7 +504,7 @@ impl Ingest {
             Container::Zstd => match ruzstd::decoding::StreamingDecoder::new(src) {
                 Ok(d) => Box::new(d),
                 Err(e) => {
-                    self.archive_problem(name, format!("this zstd file cannot be read: {e}"));
+                    self.problem(reading, name, format!("this zstd file cannot be read: {e}"));
                     return;
                 }
             },
@@ -449,7 +523,11 @@ impl Ingest {
         let n = match read_full(&mut guarded, &mut head) {
             Ok(n) => n,
             Err(e) => {
-                self.archive_problem(name, format!("this {} cannot be read: {e}", kind.name()));
+                self.problem(
+                    reading,
+                    name,
+                    format!("this {} cannot be read: {e}", kind.name()),
+                );
                 return;
             }
         };
@@ -481,22 +559,25 @@ impl Ingest {
                         let member = without_compression_suffix(name);
                         self.member_bytes(&member, options, bytes, depth, reading, on_progress);
                     }
-                    Ok(_) => self.archive_problem(
+                    Ok(_) => self.problem(
+                        reading,
                         name,
                         format!(
                             "it holds an archive of more than {} MiB: not read",
                             MAX_NESTED_BYTES >> 20
                         ),
                     ),
-                    Err(e) => self.archive_problem(name, format!("not read: {e}")),
+                    Err(e) => self.problem(reading, name, format!("not read: {e}")),
                 }
             }
             None => {
                 // One compressed file (`runs.jsonl.gz`): streamed into the ingest.
+                reading.sink.flush(self);
                 let member = without_compression_suffix(name);
                 let id = self.begin_file_with(&member, options.clone());
                 if let Err(e) = self.pump(id, &mut whole, reading) {
-                    self.archive_problem(
+                    self.problem(
+                        reading,
                         name,
                         format!(
                             "the {} is cut short or damaged after {} decompressed bytes ({e}); \
@@ -543,7 +624,11 @@ impl Ingest {
         let entries = match archive.entries() {
             Ok(e) => e,
             Err(e) => {
-                self.archive_problem(name, format!("this tar archive cannot be read: {e}"));
+                self.problem(
+                    reading,
+                    name,
+                    format!("this tar archive cannot be read: {e}"),
+                );
                 return;
             }
         };
@@ -556,7 +641,8 @@ impl Ingest {
                         || "before its first member".to_string(),
                         |m| format!("after member {m}"),
                     );
-                    self.archive_problem(
+                    self.problem(
+                        reading,
                         name,
                         format!(
                             "the tar archive is cut short or damaged {after} ({e}); the members \
@@ -577,7 +663,19 @@ impl Ingest {
                 continue;
             }
             let member = format!("{name}/{path}");
-            let result = if run_data_name(&path) {
+            let result = if run_data_name(&path) && entry.size() <= WHOLE_MEMBER_BYTES {
+                let mut bytes = Vec::with_capacity(entry.size() as usize);
+                match entry.read_to_end(&mut bytes) {
+                    Ok(_) => {
+                        reading.progress.members += 1;
+                        reading.progress.decompressed += bytes.len() as u64;
+                        reading.sink.whole(self, member.clone(), options, bytes);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            } else if run_data_name(&path) {
+                reading.sink.flush(self);
                 let id = self.begin_file_with(&member, options.clone());
                 let r = self.pump(id, &mut entry, reading);
                 self.end_file(id);
@@ -590,7 +688,8 @@ impl Ingest {
                     .read_to_end(&mut bytes)
                 {
                     Ok(_) if bytes.len() as u64 > MAX_NESTED_BYTES => {
-                        self.archive_problem(
+                        self.problem(
+                            reading,
                             &member,
                             format!(
                                 "an archive member of more than {} MiB: not read",
@@ -614,7 +713,7 @@ impl Ingest {
             on_progress(reading.progress);
             if let Err(e) = result {
                 // The stream cannot be resynchronised past a member that failed to inflate.
-                self.archive_problem(
+                self.problem(reading, 
                     &member,
                     format!("this archive member was cut ({e}); the archive's later members were not read"),
                 );
