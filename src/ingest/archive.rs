@@ -713,7 +713,7 @@ impl Ingest {
             on_progress(reading.progress);
             if let Err(e) = result {
                 // The stream cannot be resynchronised past a member that failed to inflate.
-                self.problem(reading, 
+                self.problem(reading,
                     &member,
                     format!("this archive member was cut ({e}); the archive's later members were not read"),
                 );
