@@ -82,6 +82,18 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
     const cli = JSON.parse(cliReportBytes([path.basename(file)], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
     assert.deepEqual(r.notes, cli.notes, path.basename(file));
     assert.ok(r.notes.some((n) => n.includes('5 members that are not run data')), r.notes.join('\n'));
+    // The file list shows the archive as one entry with its members' rollouts.
+    const item = page.getByTestId('file-item').first();
+    assert.match(await item.innerText(), /repo\.(tar\.gz|zip)/);
+    // A rollout read from the archive opens at its steps (its member found again in it).
+    await page.getByTestId('tab-rollouts').click();
+    await page.getByTestId('rollout-search').fill('wifi_on_parallel');
+    await page.getByTestId('rollout-row').first().click();
+    const steps = page.getByTestId('rollout-detail').getByTestId('step');
+    await steps.first().waitFor();
+    assert.equal(await steps.count(), 4, path.basename(file));
+    assert.match(await steps.first().innerText(), /set_wifi_status/);
+    await page.getByTestId('tab-table').click().catch(() => {});
   }
   await assertHealthy();
 });

@@ -335,6 +335,9 @@ pub struct InputFile {
     /// The earlier file with the same bytes (and the same import options): this one was not
     /// counted again.
     pub repeats: Option<u32>,
+    /// The archive this file is a member of (its name as given: the file the user dropped or
+    /// named), when it is one ([`crate::ingest::archive`]).
+    pub archive: Option<String>,
 }
 
 /// A problem with one line (or one file, when `line` is `None`) of the input.

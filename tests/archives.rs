@@ -470,3 +470,53 @@ fn archives_read_the_same_on_any_thread_count() {
         assert_eq!(one, run("3"), "{}", a.display());
     }
 }
+
+/// Every rollout read from an archive can be re-read from it (the rollout viewer): its member
+/// found again by name gives the steps the extracted folder gives.
+#[test]
+fn members_are_found_again_for_the_viewer() {
+    use prefix_exec::browse::parse_steps;
+    use prefix_exec::ingest::archive::read_member;
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    let files = files_of(&top);
+    let dir = scratch("archives-viewer");
+    let tar = tar_of(&files);
+    let nested = zip_of(&[("inner.tar.gz".to_string(), gzip(&tar))]);
+    let small = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/small.jsonl"
+    ))
+    .unwrap();
+    for (name, bytes) in [
+        ("repo.zip", zip_of(&files)),
+        ("repo.tar.gz", gzip(&tar)),
+        ("repo.tar.zst", zstd(&tar)),
+        ("nested.zip", nested),
+        ("small.jsonl.gz", gzip(&small)),
+    ] {
+        let path = write(&dir, name, &bytes);
+        let mut ingest = Ingest::new();
+        let mut f = std::fs::File::open(&path).unwrap();
+        let archive = path.to_string_lossy().into_owned();
+        assert!(ingest.read_container(&archive, &ImportOptions::default(), &mut f, &mut |_| {}));
+        let (corpus, summary) = ingest.finish_with_summary();
+        assert!(!corpus.rollouts.is_empty(), "{name}");
+        for (i, r) in corpus.rollouts.iter().enumerate() {
+            let file = &corpus.files[r.source.file as usize];
+            assert_eq!(file.archive.as_deref(), Some(archive.as_str()));
+            let member = read_member(&mut f, &archive, &file.name)
+                .unwrap_or_else(|e| panic!("{name}: {}: {e}", file.name));
+            let at = r.source.offset as usize;
+            let line = summary
+                .rollout_line(&corpus, i, &member[at..at + r.source.len as usize])
+                .unwrap();
+            let steps = parse_steps(&line).unwrap();
+            assert_eq!(
+                steps.len() as u32,
+                if r.no_tool { 0 } else { r.horizon },
+                "{name}: {}",
+                file.name
+            );
+        }
+    }
+}

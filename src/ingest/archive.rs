@@ -283,6 +283,7 @@ impl Ingest {
             progress: ArchiveProgress::default(),
             sink,
         };
+        let outer = self.archive.replace(name.to_string());
         let read = match kind {
             Container::Zip => self.zip(name, options, src, 0, &mut reading, on_progress),
             _ => {
@@ -306,6 +307,7 @@ impl Ingest {
             }
         };
         reading.sink.flush(self);
+        self.archive = outer;
         if read && reading.skipped > 0 {
             self.corpus.notes.push(format!(
                 "{name}: {} members that are not run data (code, notebooks, CSV, text, images, \
@@ -721,4 +723,139 @@ impl Ingest {
             }
         }
     }
+}
+
+/// The bytes of one member of an archive, found again by the name its file was read under
+/// (`<archive>/<member path>`, an archive inside it one level deep, or a single compressed
+/// file's name without its ending): what a viewer re-reads a rollout's steps from. Walks the
+/// archive as reading it did, decompressing only up to the member.
+pub fn read_member(
+    src: &mut dyn RandomAccess,
+    archive: &str,
+    member: &str,
+) -> Result<Vec<u8>, String> {
+    let mut head = [0u8; HEAD];
+    let n = src.read_at(0, &mut head).map_err(|e| e.to_string())?;
+    let kind = Container::of(&head[..n]).ok_or("not an archive")?;
+    let path = member
+        .strip_prefix(archive)
+        .and_then(|p| p.strip_prefix('/'))
+        .map(str::to_string);
+    let consumed = Rc::new(Cell::new(0));
+    match kind {
+        Container::Zip => find_in_zip(src, &path.ok_or("not a member of this archive")?, 0),
+        _ => {
+            let mut seq = Sequential {
+                src,
+                pos: 0,
+                read: consumed.clone(),
+            };
+            let single = (member == without_compression_suffix(archive)).then_some(());
+            find_in_stream(kind, &mut seq, consumed, path.as_deref(), single, 0)
+        }
+    }
+}
+
+fn find_in_zip(src: &mut dyn RandomAccess, path: &str, depth: u32) -> Result<Vec<u8>, String> {
+    let mut zip = Archive::open(src)?;
+    let entries = zip.entries.clone();
+    for entry in entries {
+        let name = clean(&entry.name);
+        if name.is_empty() || entry.name.ends_with('/') {
+            continue;
+        }
+        if name == path {
+            return zip.read(&entry);
+        }
+        if let Some(rest) = path.strip_prefix(&name).and_then(|r| r.strip_prefix('/')) {
+            if depth == 0 {
+                return find_in_bytes(zip.read(&entry)?, rest, depth + 1);
+            }
+        }
+    }
+    Err(format!("no member {path} in the archive"))
+}
+
+/// A nested archive held in memory.
+fn find_in_bytes(bytes: Vec<u8>, path: &str, depth: u32) -> Result<Vec<u8>, String> {
+    let kind = Container::of(&bytes[..bytes.len().min(HEAD)]).ok_or("not an archive")?;
+    let mut inner: &[u8] = &bytes;
+    match kind {
+        Container::Zip => find_in_zip(&mut inner, path, depth),
+        _ => {
+            let consumed = Rc::new(Cell::new(0));
+            let mut seq = Sequential {
+                src: &mut inner,
+                pos: 0,
+                read: consumed.clone(),
+            };
+            find_in_stream(kind, &mut seq, consumed, Some(path), None, depth)
+        }
+    }
+}
+
+fn find_in_stream(
+    kind: Container,
+    src: &mut dyn Read,
+    consumed: Rc<Cell<u64>>,
+    path: Option<&str>,
+    single: Option<()>,
+    depth: u32,
+) -> Result<Vec<u8>, String> {
+    let decoded: Box<dyn Read + '_> = match kind {
+        Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
+        Container::Zstd => {
+            Box::new(ruzstd::decoding::StreamingDecoder::new(src).map_err(|e| e.to_string())?)
+        }
+        Container::Tar | Container::Zip => Box::new(src),
+    };
+    let mut guarded = Guarded {
+        inner: decoded,
+        consumed,
+        consumed_from: 0,
+        out: 0,
+        cap: MAX_MEMBER_BYTES,
+    };
+    let mut head = vec![0u8; HEAD];
+    let n = read_full(&mut guarded, &mut head).map_err(|e| e.to_string())?;
+    head.truncate(n);
+    let is_tar = kind == Container::Tar || Container::of(&head) == Some(Container::Tar);
+    let mut whole = io::Cursor::new(head).chain(guarded);
+    if !is_tar {
+        let mut bytes = Vec::new();
+        (&mut whole)
+            .take(MAX_NESTED_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        return match (single, path) {
+            (Some(()), _) => Ok(bytes),
+            (None, Some(path)) if depth == 0 => find_in_bytes(bytes, path, depth + 1),
+            _ => Err("not a member of this archive".to_string()),
+        };
+    }
+    let path = path.ok_or("not a member of this archive")?;
+    let mut archive = tar::Archive::new(whole);
+    for entry in archive.entries().map_err(|e| e.to_string())? {
+        let mut entry = entry.map_err(|e| e.to_string())?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let name = clean(&String::from_utf8_lossy(&entry.path_bytes()));
+        if name == path {
+            let mut bytes = Vec::new();
+            entry.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+            return Ok(bytes);
+        }
+        if let Some(rest) = path.strip_prefix(&name).and_then(|r| r.strip_prefix('/')) {
+            if depth == 0 {
+                let mut bytes = Vec::new();
+                (&mut entry)
+                    .take(MAX_NESTED_BYTES)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| e.to_string())?;
+                return find_in_bytes(bytes, rest, depth + 1);
+            }
+        }
+    }
+    Err(format!("no member {path} in the archive"))
 }

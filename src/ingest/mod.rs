@@ -93,6 +93,8 @@ pub struct Ingest {
     /// The files that ended (and were counted), by the hash of their bytes: a repeat is looked up among them only, not
     /// among every earlier file (a folder of 30,000 files would compare each with all).
     by_digest: std::collections::HashMap<u128, Vec<u32>>,
+    /// The archive being read: files begun meanwhile are its members.
+    archive: Option<String>,
 }
 
 /// When a pushed chunk of canonical JSONL is parsed on several threads.
@@ -160,6 +162,7 @@ impl Default for Ingest {
             session: Session::new(),
             parallel: ParallelParse::default(),
             by_digest: std::collections::HashMap::new(),
+            archive: None,
         }
     }
 }
@@ -205,6 +208,7 @@ impl Ingest {
         let id = FileId(self.corpus.files.len() as u32);
         self.corpus.files.push(InputFile {
             name: name.to_string(),
+            archive: self.archive.clone(),
             ..InputFile::default()
         });
         self.readers.push(Reader::Detecting(Vec::new()));

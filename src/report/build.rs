@@ -429,6 +429,7 @@ fn assemble(
                 rollouts: f.rollouts,
                 errors: f.errors,
                 repeats: f.repeats.map(|j| corpus.files[j as usize].name.clone()),
+                archive: f.archive.clone(),
             })
             .collect(),
     }

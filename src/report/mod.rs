@@ -454,6 +454,9 @@ pub struct InputOut {
     /// (`formats::transcript::mapping`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub mapping: std::collections::BTreeMap<String, String>,
+    /// The archive the file is a member of (as it was given), when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archive: Option<String>,
 }
 
 impl Report {

@@ -37,6 +37,30 @@ struct State {
     /// Turns an imported rollout's raw bytes back into a canonical line.
     summary: crate::formats::ImportSummary,
     files: Vec<File>,
+    /// Per file of the corpus, the dropped file it was read from (an archive's members are
+    /// files of the corpus, so the indices differ once one was dropped).
+    origin: Vec<usize>,
+    /// The archive member last re-read for the rollout viewer (corpus file, bytes): the
+    /// rollouts of one member are viewed without decompressing it again.
+    member: RefCell<Option<(u32, Vec<u8>)>>,
+}
+
+/// Which dropped file each file of the corpus came from: its own name, or its archive's.
+fn origins(corpus: &Corpus, names: &[String]) -> Vec<usize> {
+    let by_name: std::collections::HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    corpus
+        .files
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let key = f.archive.as_deref().unwrap_or(&f.name);
+            by_name.get(key).copied().unwrap_or(k)
+        })
+        .collect()
 }
 
 thread_local! {
@@ -780,6 +804,8 @@ async fn compute(
     let json = report.to_json();
     STATE.with(|s| {
         *s.borrow_mut() = Some(State {
+            origin: origins(&corpus, names),
+            member: RefCell::new(None),
             corpus,
             names: names.to_vec(),
             options: options.to_vec(),
@@ -805,12 +831,47 @@ fn read_steps(
     let Some(r) = state.corpus.rollouts.get(index) else {
         return (Err("no such rollout".to_string()), String::new());
     };
-    let Some(file) = state.files.get(r.source.file as usize) else {
+    let origin = state.origin.get(r.source.file as usize).copied();
+    let Some(file) = origin.and_then(|i| state.files.get(i)) else {
         return (
             Err("its file is no longer loaded".to_string()),
             String::new(),
         );
     };
+    let input = &state.corpus.files[r.source.file as usize];
+    if let Some(archive) = &input.archive {
+        // A member of an archive: found again in it (once per member), then sliced.
+        let mut cache = state.member.borrow_mut();
+        if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
+            let Ok(reader) = FileReaderSync::new() else {
+                return (
+                    Err("cannot read files in this worker".to_string()),
+                    String::new(),
+                );
+            };
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            match crate::ingest::archive::read_member(&mut access, archive, &input.name) {
+                Ok(bytes) => *cache = Some((r.source.file, bytes)),
+                Err(e) => return (Err(e), String::new()),
+            }
+        }
+        let member = cache
+            .as_ref()
+            .map(|(_, b)| b.as_slice())
+            .unwrap_or_default();
+        let at = (r.source.offset as usize).min(member.len());
+        let end = (at + r.source.len as usize).min(member.len());
+        return match state
+            .summary
+            .rollout_line(&state.corpus, index, &member[at..end])
+        {
+            Ok(line) => (parse_steps(&line), line),
+            Err(e) => (Err(e), String::new()),
+        };
+    }
     let start = r.source.offset as f64;
     let bytes = FileReaderSync::new()
         .ok()

@@ -298,13 +298,59 @@ fn FileList() -> impl IntoView {
     }
 }
 
-/// What the worker read of one file, once a report is in.
+/// What the worker read of one file, once a report is in: its own input, or — for an
+/// archive — its members' summed (the report lists each member as an input of its own).
 fn input_of(session: Session, id: u32) -> Option<crate::report::InputOut> {
-    let index = session
-        .files
-        .with(|fs| fs.iter().position(|e| e.id == id))?;
+    let (index, name) = session.files.with(|fs| {
+        fs.iter()
+            .position(|e| e.id == id)
+            .map(|i| (i, fs[i].name.clone()))
+    })?;
     let report = session.results().report.get()?;
-    report.inputs.get(index).cloned()
+    read_of(&report, index, &name)
+}
+
+/// The read entry of file `name`, the `index`-th of the file list: the input at that index
+/// when it is the file's own (no archive before it), else found by name.
+fn read_of(
+    report: &crate::report::Report,
+    index: usize,
+    name: &str,
+) -> Option<crate::report::InputOut> {
+    if let Some(own) = report
+        .inputs
+        .get(index)
+        .filter(|i| i.archive.is_none() && i.file == name)
+    {
+        return Some(own.clone());
+    }
+    if let Some(own) = report
+        .inputs
+        .iter()
+        .find(|i| i.archive.is_none() && i.file == name)
+    {
+        return Some(own.clone());
+    }
+    let mut members = report
+        .inputs
+        .iter()
+        .filter(|i| i.archive.as_deref() == Some(name));
+    let first = members.next()?;
+    Some(members.fold(
+        crate::report::InputOut {
+            file: name.to_string(),
+            mapping: Default::default(),
+            repeats: None,
+            ..first.clone()
+        },
+        |mut sum, m| {
+            sum.bytes += m.bytes;
+            sum.lines += m.lines;
+            sum.rollouts += m.rollouts;
+            sum.errors += m.errors;
+            sum
+        },
+    ))
 }
 
 /// Rollouts and bytes read from these files, once a report is in.
@@ -316,7 +362,7 @@ fn inputs_of(session: Session, ids: &[u32]) -> Option<(u64, u64)> {
             fs.iter()
                 .enumerate()
                 .filter(|(_, e)| wanted.contains(&e.id))
-                .filter_map(|(i, _)| report.inputs.get(i))
+                .filter_map(|(i, e)| read_of(&report, i, &e.name))
                 .fold((0, 0), |(n, b), r| (n + r.rollouts, b + r.bytes)),
         )
     })
