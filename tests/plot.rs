@@ -98,3 +98,36 @@ fn the_plot_is_deterministic_and_a_highlight_redraws_it() {
     );
     assert!(bands(&lit) > 0, "the highlighted curve's band");
 }
+
+#[test]
+fn dashes_run_on_across_corners() {
+    use prefix_exec::plot::dashed;
+    // 1 px a unit: 7 on, 4 off along a line of 30 px.
+    let line = [(0.0, 0.0), (30.0, 0.0)];
+    assert_eq!(
+        dashed(&line, Some((7, 4)), (1.0, 1.0)),
+        vec![
+            vec![(0.0, 0.0), (7.0, 0.0)],
+            vec![(11.0, 0.0), (18.0, 0.0)],
+            vec![(22.0, 0.0), (29.0, 0.0)],
+        ]
+    );
+    // A step of 5 px then 10 px down: the first dash turns the corner and goes on down the
+    // drop, a gap, then the last 4 px.
+    let step = [(0.0, 1.0), (0.5, 1.0), (0.5, 0.0)];
+    let pieces = dashed(&step, Some((7, 4)), (10.0, 10.0));
+    let near = |a: &[(f64, f64)], b: &[(f64, f64)]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(p, q)| (p.0 - q.0).abs() < 1e-12 && (p.1 - q.1).abs() < 1e-12)
+    };
+    assert_eq!(pieces.len(), 2, "{pieces:?}");
+    assert!(
+        near(&pieces[0], &[(0.0, 1.0), (0.5, 1.0), (0.5, 0.8)]),
+        "{pieces:?}"
+    );
+    assert!(near(&pieces[1], &[(0.5, 0.4), (0.5, 0.0)]), "{pieces:?}");
+    // Solid: the line as it is.
+    assert_eq!(dashed(&line, None, (1.0, 1.0)), vec![line.to_vec()]);
+}
