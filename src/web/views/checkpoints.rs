@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::dom::target_value;
-use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
+use super::{estimate_view, name_cell, page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::table::fmt_num;
 use crate::web::view_state::ViewState;
 
@@ -53,12 +53,12 @@ pub fn Checkpoints() -> impl IntoView {
                             ),
                             _ => fmt_num(p.value, decimals),
                         };
-                        view! { <td class="num" data-k=k data-value=p.value.to_string()>{text}</td> }
+                        view! { <td class="num" data-k=k data-value=p.value.to_string()>{estimate_view(text, false)}</td> }
                     })
                     .collect_view();
                 view! {
                     <tr>
-                        <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
+                        {name_cell(format!("{} / {} / {}", c.dataset, c.model, c.method), None)}
                         {cells}
                     </tr>
                 }

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use super::rollouts::step_list;
-use super::{choice_select, distinct, report};
+use super::{choice_select, clip_cell, distinct, report};
 use crate::browse::{PairTasksQuery, TaskSide};
 use crate::report::derive::delta_reading;
 use crate::report::table::fmt_num;
@@ -327,7 +327,7 @@ fn TaskTable() -> impl IntoView {
                         class:selected=move || view.cmp_task.get() == selected
                         on:click=move |_| view.cmp_task.set(open.clone())
                     >
-                        <td>{id}</td>
+                        {clip_cell("clip task", id)}
                         <td class="num">{share(t.a.successes, t.a.trials)}</td>
                         <td class="num">{share(t.b.successes, t.b.trials)}</td>
                         <td class="num">{share(t.a.fully_executable, t.a.trials)}</td>

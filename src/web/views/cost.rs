@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::{choice_select, distinct, page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
+use super::{
+    choice_select, distinct, name_cell, page_of, report, rows_pager, visible, Filters, PAGE_ROWS,
+};
 use crate::report::derive::{fmt_percent_change, relative_change};
 use crate::report::ConditionReport;
 use crate::web::view_state::ViewState;
@@ -70,7 +72,7 @@ pub fn Cost() -> impl IntoView {
                     .collect_view();
                 view! {
                     <tr>
-                        <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
+                        {name_cell(format!("{} / {} / {}", c.dataset, c.model, c.method), None)}
                         {cells}
                     </tr>
                 }

@@ -9,7 +9,7 @@ use plotters_canvas::CanvasBackend;
 
 use super::dom::target_value;
 use super::{method_colors, page_of, pager_for, report, visible, Filters, PAGE_PLOTS};
-use crate::plot::{color_hex, draw_pec, Curve, PecPlot, PlotFrame, Series};
+use crate::plot::{color_hex, draw_pec, series_style, Curve, PecPlot, PlotFrame, Series};
 use crate::report::ConditionReport;
 use crate::web::download::download_canvas;
 use crate::web::view_state::ViewState;
@@ -130,6 +130,10 @@ pub fn Curves() -> impl IntoView {
             </div>
             <p class="hint">
                 "Fixed-cohort PEC(k) = share of all N rollouts whose first k actions all executed; a rollout that ended before k counts as not surviving (no censoring correction). Steps are right-continuous from PEC(0) = 1."
+                {format!(
+                    " A legend entry under the pointer or focused highlights its curve (click it to hide or show the curve); past {} curves, the bootstrap band is drawn for the highlighted curve only.",
+                    crate::plot::MAX_BANDS
+                )}
             </p>
             {plot_pager}
             <For
@@ -157,6 +161,9 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let frame = RwSignal::new(None::<PlotFrame>);
     let hover = RwSignal::new(None::<usize>);
+    // The series whose legend chip is under the pointer or focused: drawn on top, the others
+    // faded.
+    let highlight = RwSignal::new(None::<String>);
     // An empty model overlays every condition of the dataset: each gets its own colour and is
     // named "model / method"; per-model plots keep a method's colour across plots.
     let overlay = model.is_empty();
@@ -208,6 +215,10 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
         };
         let series_data = shown();
         let (k_from, k_to) = range();
+        let lit = highlight.get();
+        let highlight = series_data
+            .iter()
+            .position(|(_, label, _)| Some(label) == lit.as_ref());
         let plot = PecPlot {
             title: title2.clone(),
             series: series_data
@@ -227,6 +238,7 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
             k_from,
             k_to,
             dark: prefers_dark(),
+            highlight,
         };
         canvas.set_width(WIDTH);
         canvas.set_height(HEIGHT);
@@ -297,11 +309,19 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
                 let method = label.clone();
                 let m2 = method.clone();
                 let pressed = move || (!view.hidden.get().contains(&m2)).to_string();
+                let (lit, lit2, title) = (label.clone(), label.clone(), label.clone());
+                let style = series_style(color);
                 view! {
                     <button
                         class="legend-item"
                         data-testid="legend-item"
+                        data-style=format!("{} {} {}", style.color, style.dash.name(), style.marker.name())
+                        title=title
                         aria-pressed=pressed
+                        on:mouseenter=move |_| highlight.set(Some(lit.clone()))
+                        on:focus=move |_| highlight.set(Some(lit2.clone()))
+                        on:mouseleave=move |_| highlight.set(None)
+                        on:blur=move |_| highlight.set(None)
                         on:click=move |_| {
                             let m = method.clone();
                             view.hidden.update(|h| {
@@ -313,8 +333,8 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
                             })
                         }
                     >
-                        <span class="swatch" style=format!("background: {}", color_hex(color))></span>
-                        {label}
+                        {swatch(color)}
+                        <span class="legend-label">{label}</span>
                     </button>
                 }
             })
@@ -413,4 +433,16 @@ fn PecPanel(dataset: String, model: String) -> impl IntoView {
             </button>
         </figure>
     }
+}
+
+/// A legend chip's sample of series `i`: a short line in its colour and dash (a CSS gradient
+/// of the plot's dash lengths); CSS puts its marker on it, from the chip's `data-style`.
+fn swatch(i: usize) -> impl IntoView {
+    let color = color_hex(i);
+    let (dash, gap) = series_style(i).dash.pattern().unwrap_or((1, 0));
+    let css = format!(
+        "color: {color}; background-image: repeating-linear-gradient(to right, {color} 0 {dash}px, transparent {dash}px {}px)",
+        dash + gap
+    );
+    view! { <span class="swatch-line" aria-hidden="true" style=css></span> }
 }

@@ -269,14 +269,29 @@ fn FileOptions(ids: Vec<u32>) -> impl IntoView {
 #[component]
 fn FileList() -> impl IntoView {
     let session = expect_context::<Session>();
+    // Each run with its files' ids and the folders that tell each file apart, and the run's
+    // folder without those every listed file shares.
     let groups = Memo::new(move |_| {
         session.files.with(|fs| {
             let paths: Vec<&str> = fs.iter().map(|f| f.path.as_str()).collect();
+            let folders = telling_folders(&paths);
+            let lead = common_lead(&paths);
             group_runs(&paths)
                 .into_iter()
                 .map(|g| {
-                    let ids: Vec<u32> = g.files.iter().map(|&i| fs[i].id).collect();
-                    (g, ids)
+                    let files: Vec<(u32, String)> = g
+                        .files
+                        .iter()
+                        .map(|&i| (fs[i].id, folders[i].clone()))
+                        .collect();
+                    let parts: Vec<&str> = g.folder.split('/').filter(|c| !c.is_empty()).collect();
+                    let shown = match parts.get(lead..) {
+                        Some(rest) if lead > 0 && !rest.is_empty() => {
+                            format!(" …/{}/", rest.join("/"))
+                        }
+                        _ => format!(" {}/", g.folder),
+                    };
+                    (g, files, shown)
                 })
                 .collect::<Vec<_>>()
         })
@@ -285,12 +300,13 @@ fn FileList() -> impl IntoView {
         <ul class="file-list" data-testid="file-list">
             <For
                 each=move || groups.get()
-                key=|(g, ids)| (g.folder.clone(), ids.clone())
-                children=move |(group, ids)| {
-                    if ids.len() == 1 {
-                        view! { <FileItem id=ids[0] options=true/> }.into_any()
+                key=|(g, files, shown)| (g.folder.clone(), files.clone(), shown.clone())
+                children=move |(group, files, shown)| {
+                    if files.len() == 1 {
+                        let (id, folder) = files[0].clone();
+                        view! { <FileItem id options=true folder/> }.into_any()
                     } else {
-                        view! { <RunItem group ids/> }.into_any()
+                        view! { <RunItem group files shown/> }.into_any()
                     }
                 }
             />
@@ -370,10 +386,11 @@ fn inputs_of(session: Session, ids: &[u32]) -> Option<(u64, u64)> {
 
 /// A run of several files: one line, its options, and its files when opened.
 #[component]
-fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
+fn RunItem(group: RunGroup, files: Vec<(u32, String)>, shown: String) -> impl IntoView {
     let session = expect_context::<Session>();
     let open = RwSignal::new(false);
-    let ids = StoredValue::new(ids);
+    let ids = StoredValue::new(files.iter().map(|(id, _)| *id).collect::<Vec<u32>>());
+    let files = StoredValue::new(files);
     let count = ids.with_value(Vec::len);
     // The files' sizes when the page knows them all, else the bytes the worker read.
     let known: Option<f64> = ids.with_value(|ids| {
@@ -411,10 +428,10 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
                 >
                     {move || if open.get() { "▾" } else { "▸" }}
                 </button>
-                <span class="file-name" title=group.folder.clone()>
+                <span class="file-name run-name" title=group.folder.clone()>
                     <strong>{label}</strong>
                     <span class="muted" data-testid="file-group-summary">{summary}</span>
-                    <span class="file-folder muted">{format!(" {}/", group.folder)}</span>
+                    <span class="file-folder muted">{shown}</span>
                 </span>
                 <button
                     class="icon"
@@ -428,12 +445,12 @@ fn RunItem(group: RunGroup, ids: Vec<u32>) -> impl IntoView {
             <FileOptions ids=ids.get_value()/>
             {move || {
                 open.get().then(|| {
-                    let ids = ids.get_value();
-                    let shown = ids.len().min(MAX_LISTED);
-                    let more = ids.len() - shown;
+                    let files = files.get_value();
+                    let listed = files.len().min(MAX_LISTED);
+                    let more = files.len() - listed;
                     view! {
                         <ul class="run-files">
-                            {ids[..shown].iter().map(|&id| view! { <FileItem id options=false/> }).collect_view()}
+                            {files[..listed].iter().map(|(id, folder)| view! { <FileItem id=*id options=false folder=folder.clone()/> }).collect_view()}
                             {(more > 0).then(|| view! { <li class="muted">{format!("… and {} more files", fmt_count(more as u64))}</li> })}
                         </ul>
                     }
@@ -459,10 +476,153 @@ fn fmt_count(n: u64) -> String {
     out
 }
 
-/// One file: its name (with its folder where another file has the same name), size, removal,
-/// whether it repeats an earlier file, and its options when it is a run of its own.
+/// How many leading folders every path shares (a repository extracted as one top folder).
+pub fn common_lead(paths: &[&str]) -> usize {
+    let mut split = paths.iter().map(|p| folders_of(p).0);
+    let Some(first) = split.next() else {
+        return 0;
+    };
+    split.fold(first.len(), |n, f| {
+        n.min(f.len())
+            .min(first.iter().zip(&f).take_while(|(a, b)| a == b).count())
+    })
+}
+
+/// A path's folders and its name.
+fn folders_of(path: &str) -> (Vec<&str>, &str) {
+    let mut parts: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let name = parts.pop().unwrap_or_default();
+    (parts, name)
+}
+
+/// For each path, the folders that tell it apart from the other paths with the same file name
+/// (`""` for a name no other path has), each left-out run of folders shown as `…/`:
+/// - the folders every path of that name shares at the start or at the end are left out (a
+///   repository extracted as one top folder, a `result/` folder every run has);
+/// - of the rest, the first folder (where a run's or a model's folder usually is), and after it,
+///   when others start with the same folder, the fewest last folders that no other path of that
+///   name and first folder ends with: `…/gpt-oss-20b-vllm/`, `…/codex1/…/airport/t04/…/`.
+///
+/// The full path stays the entry's hover text. (Counted in string-keyed maps, the kind the page
+/// already links: a map per key type would add its code to the page's wasm.)
+pub fn telling_folders(paths: &[&str]) -> Vec<String> {
+    use std::collections::HashMap;
+    let split: Vec<(Vec<&str>, &str)> = paths.iter().map(|p| folders_of(p)).collect();
+    // Each name's group: its first path, its size, its shortest path's folder count, and the
+    // folders all its paths share at the start and (past those) at the end.
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<[usize; 5]> = Vec::new(); // [first, size, shortest, lead, trail]
+    let group: Vec<usize> = split
+        .iter()
+        .enumerate()
+        .map(|(i, (folders, name))| {
+            let g = *group_of.entry(name.to_string()).or_insert_with(|| {
+                groups.push([i, 0, folders.len(), folders.len(), folders.len()]);
+                groups.len() - 1
+            });
+            let [first, size, shortest, lead, trail] = &mut groups[g];
+            let other = &split[*first].0;
+            *size += 1;
+            *shortest = (*shortest).min(folders.len());
+            *lead = (*lead).min(
+                folders
+                    .iter()
+                    .zip(other)
+                    .take_while(|(a, b)| a == b)
+                    .count(),
+            );
+            let same_end = folders.iter().rev().zip(other.iter().rev());
+            *trail = (*trail).min(same_end.take_while(|(a, b)| a == b).count());
+            g
+        })
+        .collect();
+    for [_, _, shortest, lead, trail] in &mut groups {
+        *trail = (*trail).min(*shortest - *lead);
+    }
+    // The folders between the shared ends.
+    let middle = |i: usize| -> &[&str] {
+        let [_, _, _, lead, trail] = groups[group[i]];
+        let f = &split[i].0;
+        &f[lead..f.len() - trail]
+    };
+    let repeated: Vec<usize> = (0..split.len())
+        .filter(|&i| groups[group[i]][1] > 1)
+        .collect();
+    let key = |i: usize, end: &[&str]| {
+        let m = middle(i);
+        format!(
+            "{}\u{1f}{}\u{1f}{}",
+            split[i].1,
+            m.first().copied().unwrap_or_default(),
+            end.join("/")
+        )
+    };
+    // Paths sharing their name and first folder: the fewest last folders that tell each apart
+    // (0 for a first folder no other path of its name starts with).
+    let mut keep: Vec<usize> = vec![0; split.len()];
+    let mut open: Vec<usize> = Vec::new();
+    let mut firsts: HashMap<String, usize> = HashMap::new();
+    for &i in &repeated {
+        *firsts.entry(key(i, &[])).or_default() += 1;
+    }
+    for &i in &repeated {
+        if middle(i).len() > 1 && firsts[&key(i, &[])] > 1 {
+            open.push(i);
+        }
+    }
+    let mut s = 1;
+    while !open.is_empty() {
+        let mut ends: HashMap<String, usize> = HashMap::new();
+        for &i in &repeated {
+            let m = middle(i);
+            if m.len() >= s {
+                *ends.entry(key(i, &m[m.len() - s..])).or_default() += 1;
+            }
+        }
+        open.retain(|&i| {
+            let m = middle(i);
+            keep[i] = s;
+            m.len() > s + 1 && ends[&key(i, &m[m.len() - s..])] > 1
+        });
+        s += 1;
+    }
+    let mut out = vec![String::new(); split.len()];
+    for &i in &repeated {
+        let [_, _, _, lead, trail] = groups[group[i]];
+        let m = middle(i);
+        let mut parts: Vec<&str> = Vec::new();
+        if lead > 0 {
+            parts.push("…");
+        }
+        if m.is_empty() {
+            // No folder of its own: the last of those it shares.
+            parts.extend(split[i].0.get(lead.saturating_sub(1)));
+        } else {
+            // The first folder, those between (one as it is, more as "…"), the last `keep`.
+            let cut = m.len().saturating_sub(keep[i]).max(1);
+            parts.push(m[0]);
+            match cut - 1 {
+                0 => {}
+                1 => parts.push(m[1]),
+                _ => parts.push("…"),
+            }
+            parts.extend(&m[cut..]);
+        }
+        if trail > 0 && parts.last() != Some(&"…") {
+            parts.push("…");
+        }
+        if !parts.is_empty() {
+            out[i] = parts.join("/") + "/";
+        }
+    }
+    out
+}
+
+/// One file: its name (with the folders that tell it apart where another file has the same
+/// name), size, removal, whether it repeats an earlier file, and its options when it is a run
+/// of its own.
 #[component]
-fn FileItem(id: u32, options: bool) -> impl IntoView {
+fn FileItem(id: u32, options: bool, folder: String) -> impl IntoView {
     let session = expect_context::<Session>();
     let Some(f) = session
         .files
@@ -470,23 +630,10 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
     else {
         return ().into_any();
     };
-    let folder = f
-        .path
-        .rsplit_once('/')
-        .map(|(dir, _)| dir.to_string())
-        .unwrap_or_default();
-    let name = f.name.clone();
-    // Where names repeat (two runs' identically named files), the folder tells them apart.
-    let repeated = Memo::new(move |_| {
-        session
-            .files
-            .with(|fs| fs.iter().filter(|e| e.name == name).take(2).count() > 1)
-    });
-    let shown_folder = move || {
-        (repeated.get() && !folder.is_empty()).then(|| {
-            view! { <span class="file-folder muted" data-testid="file-folder">{format!("{}/", folder)}</span> }
-        })
-    };
+    // Where names repeat (two runs' identically named files), their folders tell them apart.
+    let shown_folder = (!folder.is_empty()).then(
+        || view! { <span class="file-folder muted" data-testid="file-folder">{folder}</span> },
+    );
     // What the worker read of the file, looked up once per report (the lookup scans the list).
     let input = Memo::new(move |_| input_of(session, id));
     // Same bytes as a file listed earlier: the worker did not count it again.
@@ -501,8 +648,8 @@ fn FileItem(id: u32, options: bool) -> impl IntoView {
     };
     view! {
         <li data-testid="file-item">
-            <div class="file-row">
-                <span class="file-name" title=f.path.clone()>{shown_folder}{f.name.clone()}</span>
+            <div class="file-row file-entry">
+                <span class="file-name" title=f.path.clone()>{shown_folder}<span class="file-base">{f.name.clone()}</span></span>
                 <span class="file-size">{size}</span>
                 <button
                     class="icon"

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
+use super::{name_cell, page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::plot::color_hex;
 use crate::report::derive::{agent_label_shares, label_source_summary};
 use crate::web::view_state::ViewState;
@@ -57,7 +57,7 @@ pub fn Labels() -> impl IntoView {
                         .join(", ");
                     view! {
                         <tr>
-                            <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
+                            {name_cell(format!("{} / {} / {}", c.dataset, c.model, c.method), None)}
                             <td class="num">{c.rr_eligible}</td>
                             <td class="num" data-testid="label-environment">{environment}</td>
                             <td class="bar-cell"><div class="stacked">{segments}</div></td>

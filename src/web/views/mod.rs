@@ -66,6 +66,54 @@ pub fn method_colors(report: &Report) -> std::collections::HashMap<String, usize
         .collect()
 }
 
+/// A row's name in a table's first column: a bounded width, two lines at most (CSS `th.name`),
+/// the whole name (`name / sub`) on hover; `sub` (the leaderboard's method) on a line of its own.
+pub fn name_cell(name: String, sub: Option<String>) -> impl IntoView {
+    let title = match &sub {
+        Some(s) => format!("{name} / {s}"),
+        None => name.clone(),
+    };
+    let sub = sub.map(|s| {
+        view! { <div class="name-sub">{s}</div> }
+    });
+    view! {
+        <th scope="row" class="name" title=title>
+            <div class="name-text">{name}</div>
+            {sub}
+        </th>
+    }
+}
+
+/// A cell of long free text (a task id, an error): one line of a bounded width (CSS `td.clip`
+/// and the cell's `class`, e.g. `"clip task"`), the whole text on hover.
+pub fn clip_cell(class: &'static str, text: String) -> impl IntoView {
+    let title = text.clone();
+    view! {
+        <td class=class title=title>
+            <div class="clip-text">{text}</div>
+        </td>
+    }
+}
+
+/// An estimate as the report's formatter wrote it (`0.62 [0.55, 0.69]`, `0.62`, `–`), the
+/// interval on a line of its own under the value, the value in bold when `bold`: a column then
+/// is as wide as its interval, and the headline columns fit the first screen.
+pub fn estimate_view(text: String, bold: bool) -> impl IntoView {
+    let (value, interval) = match text.split_once(' ') {
+        Some((v, i)) => (v.to_string(), Some(i.to_string())),
+        None => (text, None),
+    };
+    let value = if bold {
+        view! { <strong>{value}</strong> }.into_any()
+    } else {
+        value.into_any()
+    };
+    (
+        value,
+        interval.map(|i| view! { <span class="ci">" "{i}</span> }),
+    )
+}
+
 /// Rows of a table shown at once; a report with 20,000 conditions is read a page at a time.
 pub const PAGE_ROWS: usize = 100;
 

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::{page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
+use super::{name_cell, page_of, report, rows_pager, visible, Filters, PAGE_ROWS};
 use crate::report::derive::outcome_reading;
 use crate::report::table::fmt_num;
 use crate::web::view_state::ViewState;
@@ -20,7 +20,7 @@ pub fn Outcomes() -> impl IntoView {
                 .map(|c| {
                     view! {
                         <tr>
-                            <th scope="row">{format!("{} / {} / {}", c.dataset, c.model, c.method)}</th>
+                            {name_cell(format!("{} / {} / {}", c.dataset, c.model, c.method), None)}
                             <td class="num">{f(c.ter.value)}</td>
                             <td class="num">{f(c.uninterrupted_success)}</td>
                             <td class="num">{f(c.rr.value)}</td>

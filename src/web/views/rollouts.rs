@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::dom::target_value;
-use super::report;
+use super::{clip_cell, report};
 use crate::browse::{Outcome, RolloutQuery, StepView};
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
@@ -93,7 +93,7 @@ pub fn Rollouts() -> impl IntoView {
                             }
                         }
                     >
-                        <td>{r.task_id.clone()}</td>
+                        {clip_cell("clip task", r.task_id.clone())}
                         <td class="num">{r.horizon}</td>
                         <td class="num">{r.fed}</td>
                         <td>{if r.success { "yes" } else { "no" }}</td>
@@ -102,7 +102,7 @@ pub fn Rollouts() -> impl IntoView {
                             data-testid="rollout-label"
                             title=label_title(r)
                         >{r.label.clone().unwrap_or_default()}</td>
-                        <td class="error-text">{r.error.clone().unwrap_or_default()}</td>
+                        {clip_cell("clip error-text", r.error.clone().unwrap_or_default())}
                     </tr>
                 }
             })

@@ -103,9 +103,10 @@ pub fn SettingsPanel() -> impl IntoView {
                     prop:checked=move || session.schema_checks.get()
                     on:change=move |e| session.set_schema_checks(event_target_checked(&e))
                 />
-                <label for="set-crashed">"Crashed rollouts"</label>
+                <label for="set-crashed" class="wide">"Crashed rollouts"</label>
                 <select
                     id="set-crashed"
+                    class="wide"
                     data-testid="settings-crashed"
                     title="Episodes, samples and tests that crashed (an infrastructure or provider error): as each benchmark's leaderboard counts them (tau-bench, BFCL: failed rollouts; Inspect, ToolSandbox: left out), counted as failed rollouts, or left out, for every format (the CLI's --crashed)"
                     on:change=move |e| {

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::{current_page, pager, Filters, PageInfo, PAGE_ROWS};
+use super::{current_page, estimate_view, name_cell, pager, Filters, PageInfo, PAGE_ROWS};
 use crate::report::table::{
     fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
     CRASHED_TITLE,
@@ -224,7 +224,7 @@ fn block_view(
                     let bold = block.is_max(c, column);
                     view! {
                         <td class="num" class:max=bold data-col=column.key() data-value=raw>
-                            {if bold { view! { <strong>{text}</strong> }.into_any() } else { text.into_any() }}
+                            {estimate_view(text, bold)}
                         </td>
                     }
                 })
@@ -241,7 +241,10 @@ fn block_view(
             });
             view! {
                 <tr data-dataset=c.dataset.clone() data-model=c.model.clone() data-method=c.method.clone()>
-                    <th scope="row">{layout.row_label(c)}</th>
+                    {match layout {
+                        Layout::Leaderboard => name_cell(c.model.clone(), Some(c.method.clone())),
+                        Layout::Paper => name_cell(layout.row_label(c), None),
+                    }}
                     {cells}
                     {crashed}
                     {pass}
