@@ -69,10 +69,23 @@ pub fn method_colors(report: &Report) -> std::collections::HashMap<String, usize
 /// A row's name in a table's first column: a bounded width, two lines at most (CSS `th.name`),
 /// the whole name (`name / sub`) on hover; `sub` (the leaderboard's method) on a line of its own.
 pub fn name_cell(name: String, sub: Option<String>) -> impl IntoView {
-    let title = match &sub {
+    name_cell_read_from(name, sub, None)
+}
+
+/// [`name_cell`], the hover also saying where the model's name was read from (a local path the
+/// report keeps as `model_path`).
+pub fn name_cell_read_from(
+    name: String,
+    sub: Option<String>,
+    read_from: Option<&str>,
+) -> impl IntoView {
+    let mut title = match &sub {
         Some(s) => format!("{name} / {s}"),
         None => name.clone(),
     };
+    if let Some(path) = read_from {
+        title.push_str(&format!(" (the model named by {path})"));
+    }
     let sub = sub.map(|s| {
         view! { <div class="name-sub">{s}</div> }
     });

@@ -7,7 +7,10 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::{current_page, estimate_view, name_cell, pager, Filters, PageInfo, PAGE_ROWS};
+use super::{
+    current_page, estimate_view, name_cell, name_cell_read_from, pager, Filters, PageInfo,
+    PAGE_ROWS,
+};
 use crate::report::table::{
     fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
     CRASHED_TITLE,
@@ -242,7 +245,11 @@ fn block_view(
             view! {
                 <tr data-dataset=c.dataset.clone() data-model=c.model.clone() data-method=c.method.clone()>
                     {match layout {
-                        Layout::Leaderboard => name_cell(c.model.clone(), Some(c.method.clone())),
+                        Layout::Leaderboard => name_cell_read_from(
+                            c.model.clone(),
+                            Some(c.method.clone()),
+                            c.model_path.as_deref(),
+                        ),
                         Layout::Paper => name_cell(layout.row_label(c), None),
                     }}
                     {cells}
