@@ -8,8 +8,7 @@ use leptos::prelude::*;
 use std::sync::Arc;
 
 use super::{
-    current_page, estimate_view, name_cell, name_cell_read_from, pager, Filters, PageInfo,
-    PAGE_ROWS,
+    current_page, estimate_view, name_cell_read_from, pager, Filters, PageInfo, PAGE_ROWS,
 };
 use crate::report::table::{
     fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
@@ -250,7 +249,7 @@ fn block_view(
                             Some(c.method.clone()),
                             c.model_path.as_deref(),
                         ),
-                        Layout::Paper => name_cell(layout.row_label(c), None),
+                        Layout::Paper => name_cell_read_from(layout.row_label(c), None, None),
                     }}
                     {cells}
                     {crashed}
