@@ -481,6 +481,9 @@ pub fn fmt_rank(r: &RankedCondition, intervals: bool, dash: &str) -> String {
     }
 }
 
+/// The significant flips the text names per rank divergence, at most.
+const MAX_FLIPS_LISTED: usize = 25;
+
 /// The mark of a condition in the top group that is not ranked first itself.
 pub const TIED_WITH_FIRST: &str = "=#1";
 
@@ -569,15 +572,44 @@ pub fn render_ranks_text(report: &Report, decimals: usize) -> String {
             .filter(|d| d.dataset == dataset)
         {
             out.push_str(&format!("  {}\n", divergence_line(d, decimals)));
-            for p in d.discordant.iter().filter(|p| p.significant) {
-                if let Some(other) = p.ahead_on_prefix() {
-                    out.push_str(&format!(
-                        "    {} ahead on final success, {} ahead on {}\n",
-                        pair_label(&p.ahead_on_success),
-                        pair_label(other),
-                        metric_title(&d.b)
-                    ));
-                }
+            // The significant flips by the success rank of the one ahead on success, then the
+            // prefix rank of the other.
+            let rank_by = |metric: &str, p: &[String; 2]| {
+                tables
+                    .iter()
+                    .find(|t| t.metric == metric)
+                    .and_then(|t| {
+                        t.conditions
+                            .iter()
+                            .find(|c| c.model == p[0] && c.method == p[1])
+                    })
+                    .map_or(usize::MAX, |c| c.rank)
+            };
+            let mut flips: Vec<(usize, usize, &[String; 2], &[String; 2])> = d
+                .discordant
+                .iter()
+                .filter(|p| p.significant)
+                .filter_map(|p| {
+                    let other = p.ahead_on_prefix()?;
+                    let a = &p.ahead_on_success;
+                    Some((rank_by(&d.a, a), rank_by(&d.b, other), a, other))
+                })
+                .collect();
+            flips.sort_by_key(|&(ra, rb, _, _)| (ra, rb));
+            for &(_, _, a, other) in flips.iter().take(MAX_FLIPS_LISTED) {
+                out.push_str(&format!(
+                    "    {} ahead on {}, {} ahead on {}\n",
+                    pair_label(a),
+                    metric_title(&d.a).to_lowercase(),
+                    pair_label(other),
+                    metric_title(&d.b)
+                ));
+            }
+            if flips.len() > MAX_FLIPS_LISTED {
+                out.push_str(&format!(
+                    "    … and {} more (the report JSON's rank_divergence lists them all)\n",
+                    flips.len() - MAX_FLIPS_LISTED
+                ));
             }
         }
         out.push('\n');
