@@ -126,97 +126,94 @@ fn rank_dataset(
     level: f64,
 ) -> (Vec<RankTable>, Vec<RankDivergence>) {
     let members: Vec<&ConditionReport> = block.conditions.iter().map(|&r| &conditions[r]).collect();
+    let k = members.len();
     let name =
         |i: usize| -> ConditionPair { [members[i].model.clone(), members[i].method.clone()] };
-    let ranked: Vec<Ranked> = RankMetric::ALL
-        .into_iter()
-        .map(|metric| {
-            // A point estimate is always defined (a condition has rollouts); −∞ keeps an
-            // undefined one, should there ever be one, last without breaking the order.
-            let values: Vec<f64> = members
-                .iter()
-                .map(|c| metric.value(c).unwrap_or(f64::NEG_INFINITY))
-                .collect();
+    let mut ranked: Vec<Ranked> = Vec::with_capacity(RankMetric::ALL.len());
+    for metric in RankMetric::ALL {
+        let mut values = Vec::with_capacity(k);
+        let mut resampled = Vec::new();
+        for (i, c) in members.iter().enumerate() {
+            // A point estimate is always defined (a condition has rollouts); −∞ would keep an
+            // undefined one last without breaking the order.
+            values.push(metric.value(c).unwrap_or(f64::NEG_INFINITY));
             // The block's own conditions are its first columns (a widened block only adds).
-            let resampled: Vec<Vec<f64>> = samples
-                .map(|s| {
-                    (0..members.len())
-                        .map(|i| s.series(i, metric.stat()).collect())
-                        .collect()
-                })
-                .unwrap_or_default();
-            let intervals = samples.map(|_| simultaneous_intervals(&values, &resampled, level));
-            Ranked {
-                metric,
-                ranks: point_ranks(&values),
-                values,
-                resampled,
-                intervals,
+            if let Some(s) = samples {
+                resampled.push(s.series(i, metric.stat()).collect());
             }
-        })
-        .collect();
-    let tables = ranked
-        .iter()
-        .map(|r| RankTable {
+        }
+        let intervals = samples.map(|_| simultaneous_intervals(&values, &resampled, level));
+        ranked.push(Ranked {
+            metric,
+            ranks: point_ranks(&values),
+            values,
+            resampled,
+            intervals,
+        });
+    }
+    let mut tables = Vec::with_capacity(ranked.len());
+    for r in &ranked {
+        let x = r.intervals.as_ref();
+        let mut ranks = Vec::with_capacity(k);
+        let mut above = Vec::new();
+        for (i, c) in members.iter().enumerate() {
+            ranks.push(RankedCondition {
+                model: c.model.clone(),
+                method: c.method.clone(),
+                value: r.metric.value(c),
+                rank: r.ranks[i],
+                rank_lo: x.map(|x| x.rank_lo[i]),
+                rank_hi: x.map(|x| x.rank_hi[i]),
+            });
+            for j in 0..k {
+                if x.is_some_and(|x| x.above(i, j)) {
+                    above.push([name(i), name(j)]);
+                }
+            }
+        }
+        tables.push(RankTable {
             dataset: block.dataset.clone(),
             metric: r.metric.key().to_string(),
             level,
-            critical_value: r.intervals.as_ref().and_then(|x| x.critical_value),
-            conditions: members
-                .iter()
-                .enumerate()
-                .map(|(i, c)| RankedCondition {
-                    model: c.model.clone(),
-                    method: c.method.clone(),
-                    value: r.metric.value(c),
-                    rank: r.ranks[i],
-                    rank_lo: r.intervals.as_ref().map(|x| x.rank_lo[i]),
-                    rank_hi: r.intervals.as_ref().map(|x| x.rank_hi[i]),
-                })
-                .collect(),
-            above: r.intervals.as_ref().map_or_else(Vec::new, |x| {
-                let k = members.len();
-                (0..k)
-                    .flat_map(|i| (0..k).map(move |j| (i, j)))
-                    .filter(|&(i, j)| x.above(i, j))
-                    .map(|(i, j)| [name(i), name(j)])
-                    .collect()
-            }),
-        })
-        .collect();
+            critical_value: x.and_then(|x| x.critical_value),
+            conditions: ranks,
+            above,
+        });
+    }
     let success = &ranked[0];
-    let divergences = ranked[1..]
-        .iter()
-        .map(|prefix| {
-            let value = kendall_tau_b(&success.values, &prefix.values);
-            let ci = value
-                .and(samples)
-                .and_then(|_| tau_b_interval(&success.resampled, &prefix.resampled, level));
-            let discordant = discordant_pairs(&success.values, &prefix.values)
-                .into_iter()
-                .map(|(i, j)| {
-                    let significant = match (&success.intervals, &prefix.intervals) {
-                        (Some(s), Some(p)) => s.above(i, j) && p.above(j, i),
-                        _ => false,
-                    };
-                    let ahead = Some(name(j));
-                    let on_ter = prefix.metric == RankMetric::Ter;
-                    DiscordantPair {
-                        ahead_on_success: name(i),
-                        ahead_on_ter: if on_ter { ahead.clone() } else { None },
-                        ahead_on_auc_pec: if on_ter { None } else { ahead },
-                        significant,
-                    }
-                })
-                .collect();
-            RankDivergence {
-                dataset: block.dataset.clone(),
-                a: success.metric.key().to_string(),
-                b: prefix.metric.key().to_string(),
-                kendall_tau_b: Estimate { value, ci },
-                discordant,
-            }
-        })
-        .collect();
+    let mut divergences = Vec::with_capacity(ranked.len() - 1);
+    for prefix in &ranked[1..] {
+        let value = kendall_tau_b(&success.values, &prefix.values);
+        let ci = match (value, samples) {
+            (Some(_), Some(_)) => tau_b_interval(&success.resampled, &prefix.resampled, level),
+            _ => None,
+        };
+        let on_ter = prefix.metric == RankMetric::Ter;
+        let mut discordant = Vec::new();
+        for (i, j) in discordant_pairs(&success.values, &prefix.values) {
+            let significant = match (&success.intervals, &prefix.intervals) {
+                (Some(s), Some(p)) => s.above(i, j) && p.above(j, i),
+                _ => false,
+            };
+            let (ahead_on_ter, ahead_on_auc_pec) = if on_ter {
+                (Some(name(j)), None)
+            } else {
+                (None, Some(name(j)))
+            };
+            discordant.push(DiscordantPair {
+                ahead_on_success: name(i),
+                ahead_on_ter,
+                ahead_on_auc_pec,
+                significant,
+            });
+        }
+        divergences.push(RankDivergence {
+            dataset: block.dataset.clone(),
+            a: success.metric.key().to_string(),
+            b: prefix.metric.key().to_string(),
+            kendall_tau_b: Estimate { value, ci },
+            discordant,
+        });
+    }
     (tables, divergences)
 }

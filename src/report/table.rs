@@ -6,8 +6,6 @@
 //! marked (bold in LaTeX, `*` in text), ties at the displayed precision included. The mark never
 //! means statistical significance. RR-Eligible is a count, not a score, and is not marked.
 
-use std::collections::BTreeMap;
-
 use super::ranks::RankMetric;
 use super::{ConditionReport, Estimate, RankDivergence, RankTable, RankedCondition, Report};
 
@@ -437,38 +435,51 @@ pub fn render_text_as(report: &Report, decimals: usize, layout: Layout) -> Strin
     out
 }
 
-/// Every condition's rank entries, looked up by (dataset, model, method): one per metric of
+/// Every condition's rank entries, by its position in `report.conditions`: one per metric of
 /// [`RankMetric::ALL`], where the report ranks the condition's dataset.
 pub struct RankIndex<'r> {
-    by_condition: BTreeMap<(&'r str, &'r str, &'r str), [Option<&'r RankedCondition>; 3]>,
+    by_condition: Vec<[Option<&'r RankedCondition>; 3]>,
+    any: bool,
 }
 
 impl<'r> RankIndex<'r> {
     pub fn new(report: &'r Report) -> Self {
-        let mut by_condition: BTreeMap<_, [Option<&RankedCondition>; 3]> = BTreeMap::new();
+        let conditions = &report.conditions;
+        let mut by_condition = vec![[None; 3]; conditions.len()];
         for table in &report.ranks {
             let Some(m) = RankMetric::ALL.iter().position(|m| m.key() == table.metric) else {
                 continue;
             };
-            for c in &table.conditions {
-                by_condition
-                    .entry((table.dataset.as_str(), c.model.as_str(), c.method.as_str()))
-                    .or_default()[m] = Some(c);
+            // A dataset's conditions are a run of the report's, in the same order.
+            let start = conditions.partition_point(|c| c.dataset < table.dataset);
+            for (j, r) in table.conditions.iter().enumerate() {
+                let is = |i: &usize| {
+                    let c = &conditions[*i];
+                    c.dataset == table.dataset && c.model == r.model && c.method == r.method
+                };
+                let at = Some(start + j)
+                    .filter(|i| *i < conditions.len() && is(i))
+                    .or_else(|| (0..conditions.len()).find(is));
+                if let Some(i) = at {
+                    by_condition[i][m] = Some(r);
+                }
             }
         }
-        RankIndex { by_condition }
+        RankIndex {
+            by_condition,
+            any: !report.ranks.is_empty(),
+        }
     }
 
-    /// `c`'s rank by `metric`, when its dataset is ranked.
-    pub fn get(&self, c: &ConditionReport, metric: RankMetric) -> Option<&'r RankedCondition> {
+    /// The rank by `metric` of `report.conditions[i]`, when its dataset is ranked.
+    pub fn get(&self, i: usize, metric: RankMetric) -> Option<&'r RankedCondition> {
         let m = RankMetric::ALL.iter().position(|&x| x == metric)?;
-        self.by_condition
-            .get(&(c.dataset.as_str(), c.model.as_str(), c.method.as_str()))?[m]
+        self.by_condition.get(i)?[m]
     }
 
     /// Whether any condition is ranked.
     pub fn is_empty(&self) -> bool {
-        self.by_condition.is_empty()
+        !self.any
     }
 }
 
@@ -754,7 +765,7 @@ pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usiz
                 }
             }
             for metric in CSV_RANKS {
-                let r = ranks.get(c, metric);
+                let r = ranks.get(i, metric);
                 fields.push(int(r.map(|r| r.rank)));
                 fields.push(int(r.and_then(|r| r.rank_lo)));
                 fields.push(int(r.and_then(|r| r.rank_hi)));
@@ -904,7 +915,7 @@ pub fn render_latex_ranked(
             }
             if with_rank {
                 let cell = ranks
-                    .get(c, rank)
+                    .get(i, rank)
                     .map_or("--".to_string(), |r| fmt_rank(r, intervals, "--"));
                 out.push_str(&format!(" & {cell}"));
             }

@@ -102,11 +102,6 @@ impl Intervals {
     }
 }
 
-/// The pairs `(i, j)`, `i < j`, of `k` conditions, in order.
-fn pairs(k: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..k).flat_map(move |i| (i + 1..k).map(move |j| (i, j)))
-}
-
 /// The spread of `d*_b − d` over the resamples where both series are defined, with the sum of
 /// squares taken about the shift `d` (close to their mean, so the one pass loses nothing that
 /// matters): `s² = (Σy² − (Σy)²/n) / (n − 1)`, `y_b = θ*_i,b − θ*_j,b − d`.
@@ -140,16 +135,20 @@ pub fn simultaneous_intervals(values: &[f64], resampled: &[Vec<f64>], level: f64
     let k = values.len();
     debug_assert_eq!(resampled.len(), k);
     let resamples = resampled.first().map_or(0, Vec::len);
-    let spreads: Vec<Spread> = pairs(k)
-        .map(|(i, j)| spread(&resampled[i], &resampled[j], values[i] - values[j]))
-        .collect();
+    // Pairs i < j in order: (i, j, d_ij, s_ij).
+    let mut pairs = Vec::with_capacity(k * k.saturating_sub(1) / 2);
+    for i in 0..k {
+        for j in i + 1..k {
+            let d = values[i] - values[j];
+            pairs.push((i, j, d, spread(&resampled[i], &resampled[j], d)));
+        }
+    }
     // t*_b: the largest standardised deviation on each resample; −1 while no pair is defined.
     let mut t_max = vec![-1.0f64; resamples];
-    for ((i, j), spread) in pairs(k).zip(&spreads) {
-        let Spread::Positive(s) = *spread else {
+    for &(i, j, d, spread) in &pairs {
+        let Spread::Positive(s) = spread else {
             continue;
         };
-        let d = values[i] - values[j];
         for ((t, &x), &y) in t_max.iter_mut().zip(&resampled[i]).zip(&resampled[j]) {
             let dev = x - y - d;
             if dev.is_nan() {
@@ -164,26 +163,25 @@ pub fn simultaneous_intervals(values: &[f64], resampled: &[Vec<f64>], level: f64
     t_max.retain(|&t| t >= 0.0);
     let critical_value = percentile(&mut t_max, level);
     let mut above = vec![false; k * k];
-    for ((i, j), spread) in pairs(k).zip(&spreads) {
-        let d = values[i] - values[j];
-        let margin = match (*spread, critical_value) {
-            (Spread::Undefined, _) => continue,
+    let (mut rank_lo, mut rank_hi) = (vec![1; k], vec![k; k]);
+    for &(i, j, d, spread) in &pairs {
+        let margin = match (spread, critical_value) {
             (Spread::Zero, _) => NEGLIGIBLE,
             (Spread::Positive(s), Some(c)) => c * s,
-            (Spread::Positive(_), None) => continue, // unreachable: a positive spread has a t*
+            // Undefined: nothing is certain (a positive spread always has a critical value).
+            _ => continue,
         };
-        if d > margin {
-            above[i * k + j] = true;
+        let (hi, lo) = if d > margin {
+            (i, j)
         } else if -d > margin {
-            above[j * k + i] = true;
-        }
+            (j, i)
+        } else {
+            continue;
+        };
+        above[hi * k + lo] = true;
+        rank_lo[lo] += 1;
+        rank_hi[hi] -= 1;
     }
-    let rank_lo = (0..k)
-        .map(|i| 1 + (0..k).filter(|&j| above[j * k + i]).count())
-        .collect();
-    let rank_hi = (0..k)
-        .map(|i| k - (0..k).filter(|&j| above[i * k + j]).count())
-        .collect();
     Intervals {
         rank_lo,
         rank_hi,
@@ -205,11 +203,13 @@ fn sign(a: f64, b: f64) -> i64 {
 /// constant (or there are fewer than two values).
 pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     let (mut concordance, mut untied_x, mut untied_y) = (0i64, 0u64, 0u64);
-    for (i, j) in pairs(x.len()) {
-        let (sx, sy) = (sign(x[i], x[j]), sign(y[i], y[j]));
-        concordance += sx * sy;
-        untied_x += u64::from(sx != 0);
-        untied_y += u64::from(sy != 0);
+    for i in 0..x.len() {
+        for j in i + 1..x.len() {
+            let (sx, sy) = (sign(x[i], x[j]), sign(y[i], y[j]));
+            concordance += sx * sy;
+            untied_x += u64::from(sx != 0);
+            untied_y += u64::from(sy != 0);
+        }
     }
     if untied_x == 0 || untied_y == 0 {
         return None;
@@ -226,15 +226,19 @@ pub fn tau_b_interval(x: &[Vec<f64>], y: &[Vec<f64>], level: f64) -> Option<[f64
     let resamples = x.first().map_or(0, Vec::len);
     let (mut xs, mut ys) = (Vec::with_capacity(x.len()), Vec::with_capacity(y.len()));
     let mut taus = Vec::with_capacity(resamples);
-    for b in 0..resamples {
+    'resamples: for b in 0..resamples {
         xs.clear();
         ys.clear();
-        xs.extend(x.iter().map(|s| s[b]));
-        ys.extend(y.iter().map(|s| s[b]));
-        if xs.iter().chain(&ys).all(|v| !v.is_nan()) {
-            if let Some(tau) = kendall_tau_b(&xs, &ys) {
-                taus.push(tau);
+        for (sx, sy) in x.iter().zip(y) {
+            let (vx, vy) = (sx[b], sy[b]);
+            if vx.is_nan() || vy.is_nan() {
+                continue 'resamples;
             }
+            xs.push(vx);
+            ys.push(vy);
+        }
+        if let Some(tau) = kendall_tau_b(&xs, &ys) {
+            taus.push(tau);
         }
     }
     central_interval(&taus, level)
@@ -243,13 +247,17 @@ pub fn tau_b_interval(x: &[Vec<f64>], y: &[Vec<f64>], level: f64) -> Option<[f64
 /// The discordant pairs of two metrics: `(i, j)` with `i` ahead on `a` and `j` ahead on `b`
 /// (`a_i > a_j`, `b_j > b_i`), pairs in order of `min(i, j)`, then `max(i, j)`.
 pub fn discordant_pairs(a: &[f64], b: &[f64]) -> Vec<(usize, usize)> {
-    pairs(a.len())
-        .filter_map(|(i, j)| match (sign(a[i], a[j]), sign(b[i], b[j])) {
-            (1, -1) => Some((i, j)),
-            (-1, 1) => Some((j, i)),
-            _ => None,
-        })
-        .collect()
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        for j in i + 1..a.len() {
+            match (sign(a[i], a[j]), sign(b[i], b[j])) {
+                (1, -1) => out.push((i, j)),
+                (-1, 1) => out.push((j, i)),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
