@@ -78,9 +78,12 @@ impl RankMetric {
     }
 }
 
-/// The ranks and rank divergences of every dataset, in dataset order; a note for each dataset
-/// left out for its size. `samples[b]`: block `b`'s resampled series, when it was bootstrapped.
-pub(super) fn rank_datasets(
+/// The ranks and rank divergences of every dataset, in dataset order, as the report holds
+/// them; a note for each dataset left out for its size. `blocks`: the datasets' blocks
+/// ([`crate::score::Aggregates::blocks`]); `conditions`: the report's; `samples[b]`: block `b`'s
+/// resampled series, when it was bootstrapped (the report's own draws: the bootstrap's chunks,
+/// not a copy).
+pub fn rank_datasets(
     blocks: &[DatasetBlock],
     conditions: &[ConditionReport],
     samples: &[Option<BlockSamples>],

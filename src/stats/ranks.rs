@@ -105,21 +105,36 @@ impl Intervals {
 /// The spread of `d*_b − d` over the resamples where both series are defined, with the sum of
 /// squares taken about the shift `d` (close to their mean, so the one pass loses nothing that
 /// matters): `s² = (Σy² − (Σy)²/n) / (n − 1)`, `y_b = θ*_i,b − θ*_j,b − d`.
+///
+/// The sums run in [`LANES`] interleaved partial sums (resample `b` in lane `b mod LANES`),
+/// added up in a fixed order at the end: the same bits on every platform, with four additions
+/// in flight instead of one chain.
 fn spread(a: &[f64], b: &[f64], d: f64) -> Spread {
-    let (mut n, mut sum, mut squares) = (0usize, 0.0f64, 0.0f64);
-    for (&x, &y) in a.iter().zip(b) {
+    let (mut n, mut sum, mut squares) = ([0u32; LANES], [0.0f64; LANES], [0.0f64; LANES]);
+    let mut add = |lane: usize, x: f64, y: f64| {
         let dev = x - y - d;
-        if dev.is_nan() {
-            continue;
+        let defined = !dev.is_nan();
+        let dev = if defined { dev } else { 0.0 };
+        n[lane] += u32::from(defined);
+        sum[lane] += dev;
+        squares[lane] += dev * dev;
+    };
+    let (whole, rest) = (a.len() / LANES * LANES, a.len().min(b.len()));
+    for (xs, ys) in a[..whole].chunks_exact(LANES).zip(b.chunks_exact(LANES)) {
+        for lane in 0..LANES {
+            add(lane, xs[lane], ys[lane]);
         }
-        n += 1;
-        sum += dev;
-        squares += dev * dev;
     }
+    for i in whole..rest {
+        add(i - whole, a[i], b[i]);
+    }
+    let total = |v: [f64; LANES]| (v[0] + v[1]) + (v[2] + v[3]);
+    let n: u32 = n.iter().sum();
     if n < 2 {
         return Spread::Undefined;
     }
-    let variance = ((squares - sum * sum / n as f64) / (n - 1) as f64).max(0.0);
+    let (sum, squares, n) = (total(sum), total(squares), f64::from(n));
+    let variance = ((squares - sum * sum / n) / (n - 1.0)).max(0.0);
     let s = variance.sqrt();
     if s > NEGLIGIBLE {
         Spread::Positive(s)
@@ -127,6 +142,9 @@ fn spread(a: &[f64], b: &[f64], d: f64) -> Spread {
         Spread::Zero
     }
 }
+
+/// Partial sums of [`spread`].
+const LANES: usize = 4;
 
 /// The simultaneous rank intervals of `values` (the `K` point estimates) from `resampled`
 /// (`resampled[i]`: condition `i`'s value on each of the `B` resamples, NaN where undefined) at
@@ -150,14 +168,8 @@ pub fn simultaneous_intervals(values: &[f64], resampled: &[Vec<f64>], level: f64
             continue;
         };
         for ((t, &x), &y) in t_max.iter_mut().zip(&resampled[i]).zip(&resampled[j]) {
-            let dev = x - y - d;
-            if dev.is_nan() {
-                continue;
-            }
-            let standardised = dev.abs() / s;
-            if standardised > *t {
-                *t = standardised;
-            }
+            // `max` takes the other argument when one is NaN: an undefined pair adds nothing.
+            *t = t.max((x - y - d).abs() / s);
         }
     }
     t_max.retain(|&t| t >= 0.0);
@@ -191,9 +203,9 @@ pub fn simultaneous_intervals(values: &[f64], resampled: &[Vec<f64>], level: f64
     }
 }
 
-/// The sign of `a − b`: −1, 0 or 1 (0 for a tie).
-fn sign(a: f64, b: f64) -> i64 {
-    i64::from(a > b) - i64::from(a < b)
+/// The sign of `a − b`: −1, 0 or 1 (0 for a tie, and for an undefined value).
+fn sign(a: f64, b: f64) -> i32 {
+    i32::from(a > b) - i32::from(a < b)
 }
 
 /// Kendall's τ_b of `x` and `y` (the same conditions' values of two metrics): `(n_c − n_d) /
@@ -202,19 +214,24 @@ fn sign(a: f64, b: f64) -> i64 {
 /// [−1, 1] against rounding, as `scipy.stats.kendalltau` computes it. `None` when either is
 /// constant (or there are fewer than two values).
 pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
-    let (mut concordance, mut untied_x, mut untied_y) = (0i64, 0u64, 0u64);
+    let (mut concordance, mut untied_x, mut untied_y) = (0i32, 0u32, 0u32);
     for i in 0..x.len() {
         for j in i + 1..x.len() {
             let (sx, sy) = (sign(x[i], x[j]), sign(y[i], y[j]));
             concordance += sx * sy;
-            untied_x += u64::from(sx != 0);
-            untied_y += u64::from(sy != 0);
+            untied_x += u32::from(sx != 0);
+            untied_y += u32::from(sy != 0);
         }
     }
+    tau_of(concordance, untied_x, untied_y)
+}
+
+/// τ_b from its counts (at most [`crate::report::ranks::MAX_RANKED`]² pairs: exact in `i32`).
+fn tau_of(concordance: i32, untied_x: u32, untied_y: u32) -> Option<f64> {
     if untied_x == 0 || untied_y == 0 {
         return None;
     }
-    let tau = concordance as f64 / (untied_x as f64).sqrt() / (untied_y as f64).sqrt();
+    let tau = f64::from(concordance) / f64::from(untied_x).sqrt() / f64::from(untied_y).sqrt();
     Some(tau.clamp(-1.0, 1.0))
 }
 
@@ -224,23 +241,28 @@ pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
 /// resample qualifies.
 pub fn tau_b_interval(x: &[Vec<f64>], y: &[Vec<f64>], level: f64) -> Option<[f64; 2]> {
     let resamples = x.first().map_or(0, Vec::len);
-    let (mut xs, mut ys) = (Vec::with_capacity(x.len()), Vec::with_capacity(y.len()));
-    let mut taus = Vec::with_capacity(resamples);
-    'resamples: for b in 0..resamples {
-        xs.clear();
-        ys.clear();
-        for (sx, sy) in x.iter().zip(y) {
-            let (vx, vy) = (sx[b], sy[b]);
-            if vx.is_nan() || vy.is_nan() {
-                continue 'resamples;
+    // Pair by pair, all resamples at once (the inner loop runs along the series): each
+    // resample's concordance and untied counts, as `kendall_tau_b` counts them. A comparison with
+    // an undefined value counts nothing, and its resample is left out below.
+    let mut concordance = vec![0i32; resamples];
+    let mut untied_x = vec![0u32; resamples];
+    let mut untied_y = vec![0u32; resamples];
+    for i in 0..x.len() {
+        for j in i + 1..x.len() {
+            let counts = concordance.iter_mut().zip(&mut untied_x).zip(&mut untied_y);
+            let values = x[i].iter().zip(&x[j]).zip(y[i].iter().zip(&y[j]));
+            for (((c, ux), uy), ((&xi, &xj), (&yi, &yj))) in counts.zip(values) {
+                let (sx, sy) = (sign(xi, xj), sign(yi, yj));
+                *c += sx * sy;
+                *ux += u32::from(sx != 0);
+                *uy += u32::from(sy != 0);
             }
-            xs.push(vx);
-            ys.push(vy);
-        }
-        if let Some(tau) = kendall_tau_b(&xs, &ys) {
-            taus.push(tau);
         }
     }
+    let taus: Vec<f64> = (0..resamples)
+        .filter(|&b| x.iter().chain(y).all(|s| !s[b].is_nan()))
+        .filter_map(|b| tau_of(concordance[b], untied_x[b], untied_y[b]))
+        .collect();
     central_interval(&taus, level)
 }
 
