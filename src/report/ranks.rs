@@ -132,8 +132,8 @@ fn rank_dataset(
     let k = members.len();
     let name =
         |i: usize| -> ConditionPair { [members[i].model.clone(), members[i].method.clone()] };
-    let mut ranked: Vec<Ranked> = Vec::with_capacity(RankMetric::ALL.len());
-    for metric in RankMetric::ALL {
+    // The three metrics, and below the two divergences, in parallel where the platform allows.
+    let ranked: Vec<Ranked> = parallel::map(&RankMetric::ALL, |&metric| {
         let mut values = Vec::with_capacity(k);
         let mut resampled = Vec::new();
         for (i, c) in members.iter().enumerate() {
@@ -146,14 +146,14 @@ fn rank_dataset(
             }
         }
         let intervals = samples.map(|_| simultaneous_intervals(&values, &resampled, level));
-        ranked.push(Ranked {
+        Ranked {
             metric,
             ranks: point_ranks(&values),
             values,
             resampled,
             intervals,
-        });
-    }
+        }
+    });
     let mut tables = Vec::with_capacity(ranked.len());
     for r in &ranked {
         let x = r.intervals.as_ref();
@@ -185,12 +185,15 @@ fn rank_dataset(
     }
     let success = &ranked[0];
     let mut divergences = Vec::with_capacity(ranked.len() - 1);
-    for prefix in &ranked[1..] {
+    let taus: Vec<(Option<f64>, Option<[f64; 2]>)> = parallel::map(&ranked[1..], |prefix| {
         let value = kendall_tau_b(&success.values, &prefix.values);
         let ci = match (value, samples) {
             (Some(_), Some(_)) => tau_b_interval(&success.resampled, &prefix.resampled, level),
             _ => None,
         };
+        (value, ci)
+    });
+    for (prefix, &(value, ci)) in ranked[1..].iter().zip(&taus) {
         let on_ter = prefix.metric == RankMetric::Ter;
         let mut discordant = Vec::new();
         for (i, j) in discordant_pairs(&success.values, &prefix.values) {
