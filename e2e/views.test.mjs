@@ -250,7 +250,9 @@ test('exports: CSV header and values; LaTeX booktabs table with bold maxima', { 
   const header =
     'block,dataset,model,method,n,crashed,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,mean_fed_hi,mean_fed_max,' +
     'auc_pec,auc_pec_lo,auc_pec_hi,auc_pec_max,rr_eligible,rr,rr_lo,rr_hi,rr_max,' +
-    'final_success,final_success_lo,final_success_hi,final_success_max';
+    'final_success,final_success_lo,final_success_hi,final_success_max,' +
+    'ter_rank,ter_rank_lo,ter_rank_hi,auc_pec_rank,auc_pec_rank_lo,auc_pec_rank_hi,' +
+    'final_success_rank,final_success_rank_lo,final_success_rank_hi';
   assert.equal(lines[0], header);
   assert.equal(lines.length, 1 + report.conditions.length, 'one line per condition');
   const maxFlags = [];
@@ -260,6 +262,13 @@ test('exports: CSV header and values; LaTeX booktabs table with bold maxima', { 
     for (const col of COLUMNS) {
       if (col === 'rr_eligible') want.push(c.rr_eligible);
       else want.push(c[col].value, c[col].ci?.[0] ?? null, c[col].ci?.[1] ?? null, 'flag');
+    }
+    // The condition's rank within its dataset by each ranking metric, with its interval.
+    for (const metric of ['ter', 'auc_pec', 'final_success']) {
+      const ranked = report.ranks
+        .find((t) => t.dataset === c.dataset && t.metric === metric)
+        ?.conditions.find((x) => x.model === c.model && x.method === c.method);
+      want.push(ranked?.rank ?? null, ranked?.rank_lo ?? null, ranked?.rank_hi ?? null);
     }
     const got = line.split(',');
     assert.equal(got.length, want.length, `line ${i + 2}: field count`);

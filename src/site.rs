@@ -71,13 +71,17 @@ pub struct SiteManifest {
 }
 
 impl SiteManifest {
-    /// Whether a recomputed report agrees with the published one (settings, conditions and
-    /// paired comparisons; file names and diagnostics may differ without changing a number).
+    /// Whether a recomputed report agrees with the published one (settings, conditions,
+    /// paired comparisons and ranks — a site published before reports had ranks is compared
+    /// without them; file names and diagnostics may differ without changing a number).
     pub fn agrees_with(&self, recomputed: &Report) -> bool {
         let p = &self.precomputed;
+        let unranked = p.ranks.is_empty() && p.rank_divergence.is_empty();
         p.settings == recomputed.settings
             && p.conditions == recomputed.conditions
             && p.paired == recomputed.paired
+            && (unranked
+                || (p.ranks == recomputed.ranks && p.rank_divergence == recomputed.rank_divergence))
     }
 }
 

@@ -535,9 +535,12 @@ fn twenty_thousand_conditions_are_scored_with_limits_said() {
         .iter()
         .all(|c| c.ter.ci.is_none() && c.ter.value.is_some()));
     assert!(report.paired.is_empty());
-    assert_eq!(report.notes.len(), 2, "{:?}", report.notes);
+    assert_eq!(report.notes.len(), 3, "{:?}", report.notes);
     assert!(report.notes[0].contains("no bootstrap intervals") && report.notes[0].contains("MiB"));
     assert!(report.notes[1].contains("20000 models under method a"));
+    // Nor ranks: 2·10⁸ pairs.
+    assert!(report.ranks.is_empty() && report.rank_divergence.is_empty());
+    assert!(report.notes[2].contains("no ranks — 20000 conditions"));
     // Fewer resamples fit: intervals for all, still no automatic pairs.
     let small = build_report(
         &corpus,
@@ -547,7 +550,7 @@ fn twenty_thousand_conditions_are_scored_with_limits_said() {
         },
     );
     assert!(small.conditions.iter().all(|c| c.ter.ci.is_some()));
-    assert_eq!(small.notes.len(), 1);
+    assert_eq!(small.notes.len(), 2, "{:?}", small.notes);
     // Named pairs are made whatever the group size.
     let pair = build_report(
         &corpus,
@@ -565,7 +568,8 @@ fn twenty_thousand_conditions_are_scored_with_limits_said() {
         ),
         ("m00001", "m00000")
     );
-    assert!(pair.notes.is_empty(), "{:?}", pair.notes);
+    assert_eq!(pair.notes.len(), 1, "{:?}", pair.notes);
+    assert!(pair.notes[0].contains("no ranks"));
 }
 
 #[test]

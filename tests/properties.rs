@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use prefix_exec::ingest::{read_files, Ingest};
-use prefix_exec::report::{build_report, ConditionReport, Report, ReportPlan, Settings};
+use prefix_exec::report::{build_report, ConditionReport, RankTable, Report, ReportPlan, Settings};
 use prefix_exec::score::MaxDepth;
 use prefix_exec::stats::bootstrap::bootstrap_chunk;
 use proptest::prelude::*;
@@ -483,6 +483,118 @@ proptest! {
         prop_assert_eq!(input.lines, marked.len() as u64);
         prop_assert_eq!(input.rollouts, rows.len() as u64);
         prop_assert_eq!(input.errors, expected_lines.len() as u64);
+    }
+}
+
+/// The `above` pairs of a rank entry as positions in its `conditions`.
+fn above_of(t: &RankTable) -> BTreeSet<(usize, usize)> {
+    let at = |p: &[String; 2]| {
+        t.conditions
+            .iter()
+            .position(|c| c.model == p[0] && c.method == p[1])
+            .expect("an `above` condition is one of the entry's")
+    };
+    t.above.iter().map(|[a, b]| (at(a), at(b))).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// rank_lo ≤ rank ≤ rank_hi, the interval ends count the `above` pairs, and `above` is
+    /// antisymmetric — and transitive in a dataset where every condition has every task, so that
+    /// each pair's spread is taken over every resample and s_ik ≤ s_ij + s_jk. τ_b and its
+    /// interval lie in [−1, 1]. Every dataset of two conditions or more has its entries.
+    #[test]
+    fn rank_intervals_bracket_the_ranks_and_above_is_an_order(
+        rows in corpus(),
+        bootstrap in prop_oneof![1 => Just(0u32), 4 => 20..=150u32],
+        seed in any::<u64>(),
+    ) {
+        let report = score(&jsonl(&rows), &boot(bootstrap, seed, MaxDepth::Fixed(4)));
+        let mut conditions: BTreeMap<&str, BTreeSet<(&str, &str)>> = BTreeMap::new();
+        let mut tasks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut ran: BTreeSet<(&str, &str, &str, &str)> = BTreeSet::new();
+        for r in &rows {
+            conditions.entry(&r.dataset).or_default().insert((&r.model, &r.method));
+            tasks.entry(&r.dataset).or_default().insert(&r.task);
+            ran.insert((&r.dataset, &r.model, &r.method, &r.task));
+        }
+        let ranked: BTreeSet<&str> = conditions.iter().filter(|(_, c)| c.len() >= 2).map(|(d, _)| *d).collect();
+        let listed: BTreeSet<&str> = report.ranks.iter().map(|t| t.dataset.as_str()).collect();
+        prop_assert_eq!(&listed, &ranked);
+        prop_assert_eq!(report.ranks.len(), 3 * ranked.len());
+        prop_assert_eq!(report.rank_divergence.len(), 2 * ranked.len());
+        for t in &report.ranks {
+            let k = t.conditions.len();
+            let above = above_of(t);
+            for (i, c) in t.conditions.iter().enumerate() {
+                match (c.rank_lo, c.rank_hi) {
+                    (Some(lo), Some(hi)) => {
+                        prop_assert!(lo <= c.rank && c.rank <= hi, "{lo} {} {hi}", c.rank);
+                        prop_assert_eq!(lo, 1 + above.iter().filter(|p| p.1 == i).count());
+                        prop_assert_eq!(hi, k - above.iter().filter(|p| p.0 == i).count());
+                    }
+                    (None, None) => prop_assert_eq!(bootstrap, 0),
+                    _ => prop_assert!(false, "one interval end without the other"),
+                }
+            }
+            for &(i, j) in &above {
+                prop_assert!(!above.contains(&(j, i)));
+                prop_assert!(t.conditions[i].value > t.conditions[j].value);
+            }
+            let complete = t.conditions.iter().all(|c| {
+                tasks[t.dataset.as_str()].iter().all(|task| {
+                    ran.contains(&(t.dataset.as_str(), c.model.as_str(), c.method.as_str(), *task))
+                })
+            });
+            if complete {
+                for &(i, j) in &above {
+                    for &(j2, l) in &above {
+                        if j2 == j {
+                            prop_assert!(above.contains(&(i, l)), "{} > {} > {}", i, j, l);
+                        }
+                    }
+                }
+            }
+        }
+        for d in &report.rank_divergence {
+            let tau = d.kendall_tau_b;
+            if let Some(v) = tau.value {
+                prop_assert!((-1.0..=1.0).contains(&v));
+            }
+            if let Some([lo, hi]) = tau.ci {
+                prop_assert!(-1.0 <= lo && lo <= hi && hi <= 1.0);
+            }
+            if bootstrap == 0 {
+                prop_assert!(tau.ci.is_none() && d.discordant.iter().all(|p| !p.significant));
+            }
+        }
+    }
+
+    /// A higher level gives a larger critical value and never narrows a rank interval: the same
+    /// resamples, fewer pairs certain.
+    #[test]
+    fn a_higher_level_never_narrows_a_rank_interval(
+        rows in corpus(),
+        seed in 0..16u64,
+        level in 0.5..0.95f64,
+        more in 0.001..0.049f64,
+    ) {
+        let at = |level: f64| {
+            score(&jsonl(&rows), &Settings { level, ..boot(120, seed, MaxDepth::Fixed(3)) })
+        };
+        let (low, high) = (at(level), at(level + more));
+        prop_assert_eq!(low.ranks.len(), high.ranks.len());
+        for (a, b) in low.ranks.iter().zip(&high.ranks) {
+            if let (Some(ca), Some(cb)) = (a.critical_value, b.critical_value) {
+                prop_assert!(ca <= cb, "{ca} > {cb}");
+            }
+            prop_assert!(above_of(b).is_subset(&above_of(a)));
+            for (x, y) in a.conditions.iter().zip(&b.conditions) {
+                prop_assert_eq!(x.rank, y.rank);
+                prop_assert!(y.rank_lo <= x.rank_lo && y.rank_hi >= x.rank_hi);
+            }
+        }
     }
 }
 

@@ -9,6 +9,7 @@ local viewer (the web app on 127.0.0.1 with your files preloaded).
 >>> import prefix_exec
 >>> report = prefix_exec.score("runs/", bootstrap=2000, seed=7)   # doctest: +SKIP
 >>> report.to_pandas()                                            # doctest: +SKIP
+>>> report.ranks()                                                # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -149,22 +150,138 @@ class Report:
         """Input problems (line-located), as the CLI prints them to stderr; empty when clean."""
         return list(self._native.diagnostics)
 
+    @property
+    def rank_tables(self) -> List[Dict[str, Any]]:
+        """The report's ``ranks`` entries as plain dicts (see :meth:`ranks`)."""
+        return self._data().get("ranks", [])
+
+    @property
+    def rank_divergences(self) -> List[Dict[str, Any]]:
+        """The report's ``rank_divergence`` entries as plain dicts (see :meth:`rank_divergence`)."""
+        return self._data().get("rank_divergence", [])
+
     def to_text(self, decimals: int = 2, layout: Optional[str] = None) -> str:
-        """The main table as ``prefix-exec score`` prints it (``layout``: "paper" or
-        "leaderboard"; default as the CLI chooses)."""
+        """What ``prefix-exec score`` prints: the main table, then the Ranks sections
+        (``layout``: "paper" or "leaderboard"; default as the CLI chooses)."""
         return self._native.text(decimals, layout)
 
     def to_csv(self, decimals: int = 2, layout: Optional[str] = None) -> str:
         """The main table as CSV, as the app's CSV export writes it (values and interval ends at
-        full precision, block maxima flagged at ``decimals`` places; layout as :meth:`to_text`)."""
+        full precision, block maxima flagged at ``decimals`` places, then each ranking metric's
+        rank and rank interval: ``ter_rank``, ``ter_rank_lo``, ``ter_rank_hi``, …; layout as
+        :meth:`to_text`)."""
         return self._native.csv(decimals, layout)
 
     def to_latex(
-        self, decimals: int = 2, intervals: bool = True, layout: Optional[str] = None
+        self,
+        decimals: int = 2,
+        intervals: bool = True,
+        layout: Optional[str] = None,
+        rank: str = "final_success",
     ) -> str:
         """The main table as a LaTeX ``booktabs`` tabular, as the app's LaTeX export writes it
-        (bold block maxima; intervals in brackets unless ``intervals=False``)."""
-        return self._native.latex(decimals, intervals, layout)
+        (bold block maxima; intervals in brackets unless ``intervals=False``), with a last column
+        of each condition's rank within its dataset by ``rank`` ("final_success", "ter" or
+        "auc_pec") and its simultaneous rank interval."""
+        return self._native.latex(decimals, intervals, layout, rank)
+
+    def ranks(self) -> "Any":
+        """The ranks as a tidy ``pandas.DataFrame``: one row per (dataset, metric, condition),
+        metrics ``final_success``, ``ter``, ``auc_pec``, for every dataset of two or more
+        conditions. Columns: ``dataset``, ``metric``, ``model``, ``method``, ``value`` (the point
+        estimate), ``rank`` (ties share the best rank), ``rank_lo`` / ``rank_hi`` (the
+        simultaneous rank interval: every interval of a dataset and metric holds at once with
+        probability about ``level``), ``top`` (``rank_lo`` is 1: tied with #1), ``level``,
+        ``critical_value``. Without the bootstrap the interval columns are missing values (and
+        ``top`` is False). Needs pandas."""
+        pd = _pandas("ranks")
+        rows = []
+        for t in self.rank_tables:
+            for c in t["conditions"]:
+                rows.append(
+                    {
+                        "dataset": t["dataset"],
+                        "metric": t["metric"],
+                        "model": c["model"],
+                        "method": c["method"],
+                        "value": c["value"],
+                        "rank": c["rank"],
+                        "rank_lo": c["rank_lo"],
+                        "rank_hi": c["rank_hi"],
+                        "top": c["rank_lo"] == 1,
+                        "level": t["level"],
+                        "critical_value": t["critical_value"],
+                    }
+                )
+        columns = [
+            "dataset", "metric", "model", "method", "value", "rank", "rank_lo", "rank_hi", "top",
+            "level", "critical_value",
+        ]  # fmt: skip
+        df = pd.DataFrame(rows, columns=columns)
+        for col in ("rank_lo", "rank_hi"):
+            df[col] = df[col].astype("Int64")
+        df["critical_value"] = df["critical_value"].astype("float64")
+        return df
+
+    def rank_divergence(self, pairs: bool = False) -> "Any":
+        """Where final success and a prefix metric rank a dataset's conditions differently, as a
+        ``pandas.DataFrame``. By default one row per (dataset, prefix metric): ``dataset``,
+        ``a`` ("final_success"), ``b`` ("ter" or "auc_pec"), ``kendall_tau_b`` with
+        ``kendall_tau_b_lo`` / ``kendall_tau_b_hi`` (its percentile interval over the
+        resamples), ``discordant`` (pairs ordered oppositely) and ``significant`` (those where
+        each condition certainly ranks above the other on the metric it leads). With
+        ``pairs=True`` one row per discordant pair: ``dataset``, ``a``, ``b``,
+        ``ahead_on_a_model``, ``ahead_on_a_method``, ``ahead_on_b_model``,
+        ``ahead_on_b_method``, ``significant``. Needs pandas."""
+        pd = _pandas("rank_divergence")
+        rows = []
+        for d in self.rank_divergences:
+            tau = d["kendall_tau_b"]
+            ci = tau["ci"] or (None, None)
+            discordant = d["discordant"]
+            if pairs:
+                for p in discordant:
+                    other = p.get("ahead_on_" + d["b"]) or (None, None)
+                    rows.append(
+                        {
+                            "dataset": d["dataset"],
+                            "a": d["a"],
+                            "b": d["b"],
+                            "ahead_on_a_model": p["ahead_on_success"][0],
+                            "ahead_on_a_method": p["ahead_on_success"][1],
+                            "ahead_on_b_model": other[0],
+                            "ahead_on_b_method": other[1],
+                            "significant": p["significant"],
+                        }
+                    )
+            else:
+                rows.append(
+                    {
+                        "dataset": d["dataset"],
+                        "a": d["a"],
+                        "b": d["b"],
+                        "kendall_tau_b": tau["value"],
+                        "kendall_tau_b_lo": ci[0],
+                        "kendall_tau_b_hi": ci[1],
+                        "discordant": len(discordant),
+                        "significant": sum(1 for p in discordant if p["significant"]),
+                    }
+                )
+        if pairs:
+            columns = [
+                "dataset", "a", "b", "ahead_on_a_model", "ahead_on_a_method", "ahead_on_b_model",
+                "ahead_on_b_method", "significant",
+            ]  # fmt: skip
+        else:
+            columns = [
+                "dataset", "a", "b", "kendall_tau_b", "kendall_tau_b_lo", "kendall_tau_b_hi",
+                "discordant", "significant",
+            ]  # fmt: skip
+        df = pd.DataFrame(rows, columns=columns)
+        if not pairs:
+            for col in ("kendall_tau_b", "kendall_tau_b_lo", "kendall_tau_b_hi"):
+                df[col] = df[col].astype("float64")
+        return df
 
     def to_pandas(self) -> "Any":
         """A tidy ``pandas.DataFrame``: one row per condition; for each estimate a value column
@@ -172,10 +289,7 @@ class Report:
         (``pec_1``, ``pec_1_lo``, …), counts, costs (``cost_<name>``), and first-failure label
         counts (``label_<name>``; ``label_source_<source>`` where the labels came from).
         Needs pandas (``pip install pandas``)."""
-        try:
-            import pandas as pd
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("Report.to_pandas() needs pandas: pip install pandas") from e
+        pd = _pandas("to_pandas")
         df = pd.DataFrame([_flat_condition(c) for c in self.conditions])
         # Label counts are listed only where non-zero: a missing one is 0. Grouped at the end.
         labels = sorted(
@@ -194,6 +308,14 @@ class Report:
             f"<prefix_exec.Report: {len(c)} conditions, {sum(x['n'] for x in c)} rollouts, "
             f"datasets {', '.join(datasets)}>"
         )
+
+
+def _pandas(method: str) -> "Any":
+    try:
+        import pandas as pd
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(f"Report.{method}() needs pandas: pip install pandas") from e
+    return pd
 
 
 def _flat_condition(c: Dict[str, Any]) -> Dict[str, Any]:

@@ -16,7 +16,11 @@ class NativeReport:
     def text(self, decimals: int = 2, layout: Optional[str] = None) -> str: ...
     def csv(self, decimals: int = 2, layout: Optional[str] = None) -> str: ...
     def latex(
-        self, decimals: int = 2, intervals: bool = True, layout: Optional[str] = None
+        self,
+        decimals: int = 2,
+        intervals: bool = True,
+        layout: Optional[str] = None,
+        rank: str = "final_success",
     ) -> str: ...
 
 _Input = Union[str, "PathLike[str]", Tuple[str, bytes]]

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use prefix_exec::cli::{self, Input, Scored};
+use prefix_exec::report::ranks::RankMetric;
 use prefix_exec::report::table;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -94,16 +95,28 @@ impl NativeReport {
     }
 
     /// The main table as LaTeX, as the app's LaTeX export writes it for the table in report
-    /// order.
-    #[pyo3(signature = (decimals = 2, intervals = true, layout = None))]
-    fn latex(&self, decimals: usize, intervals: bool, layout: Option<&str>) -> PyResult<String> {
+    /// order, its rank column by `rank` (`final_success`, `ter` or `auc_pec`).
+    #[pyo3(signature = (decimals = 2, intervals = true, layout = None, rank = "final_success"))]
+    fn latex(
+        &self,
+        decimals: usize,
+        intervals: bool,
+        layout: Option<&str>,
+        rank: &str,
+    ) -> PyResult<String> {
         let report = &self.scored.report;
-        Ok(table::render_latex_as(
+        let metric = RankMetric::from_key(rank).ok_or_else(|| {
+            PrefixExecError::new_err(format!(
+                "rank must be \"final_success\", \"ter\" or \"auc_pec\", got {rank:?}"
+            ))
+        })?;
+        Ok(table::render_latex_ranked(
             report,
             decimals.min(6),
             intervals,
             layout_of(report, layout)?,
             None,
+            metric,
         ))
     }
 }

@@ -156,6 +156,73 @@ def same(a, b):
         assert a == b
 
 
+def test_ranks_and_rank_divergence_are_the_json():
+    pd = pytest.importorskip("pandas")
+    report = prefix_exec.score(EXAMPLE, bootstrap=300)
+    tables = report.to_dict()["ranks"]
+    assert tables == report.rank_tables
+    ranks = report.ranks()
+    assert isinstance(ranks, pd.DataFrame)
+    assert list(ranks.columns) == [
+        "dataset", "metric", "model", "method", "value", "rank", "rank_lo", "rank_hi", "top",
+        "level", "critical_value",
+    ]  # fmt: skip
+    entries = [(t, c) for t in tables for c in t["conditions"]]
+    assert len(ranks) == len(entries) == 3 * len(report.conditions)
+    for (_, row), (t, c) in zip(ranks.iterrows(), entries):
+        assert (row["dataset"], row["metric"], row["model"], row["method"]) == (
+            t["dataset"],
+            t["metric"],
+            c["model"],
+            c["method"],
+        )
+        assert (row["value"], row["rank"], row["rank_lo"], row["rank_hi"]) == (
+            c["value"],
+            c["rank"],
+            c["rank_lo"],
+            c["rank_hi"],
+        )
+        assert row["rank_lo"] <= row["rank"] <= row["rank_hi"]
+        assert row["top"] == (c["rank_lo"] == 1)
+        assert (row["level"], row["critical_value"]) == (t["level"], t["critical_value"])
+    # The synthetic grid has the paper's split: Plan-Conditioned ReAct leads on final success and
+    # trails on TER and AUC-PEC, certainly so.
+    divergence = report.rank_divergence()
+    assert list(divergence.columns) == [
+        "dataset", "a", "b", "kendall_tau_b", "kendall_tau_b_lo", "kendall_tau_b_hi",
+        "discordant", "significant",
+    ]  # fmt: skip
+    assert len(divergence) == len(report.rank_divergences) == 6
+    for (_, row), d in zip(divergence.iterrows(), report.rank_divergences):
+        assert (row["dataset"], row["a"], row["b"]) == (d["dataset"], d["a"], d["b"])
+        assert row["kendall_tau_b"] == d["kendall_tau_b"]["value"]
+        assert [row["kendall_tau_b_lo"], row["kendall_tau_b_hi"]] == d["kendall_tau_b"]["ci"]
+        assert row["discordant"] == len(d["discordant"])
+    pairs = report.rank_divergence(pairs=True)
+    assert len(pairs) == divergence["discordant"].sum()
+    assert pairs["significant"].sum() == divergence["significant"].sum() > 0
+    flips = pairs[(pairs["dataset"] == "bfcl-v3") & pairs["significant"]]
+    assert len(flips) > 0 and (flips["ahead_on_a_method"] == "Plan-Cond. ReAct").all()
+    # Without the bootstrap: point ranks only.
+    off = prefix_exec.score(EXAMPLE, bootstrap=0)
+    point = off.ranks()
+    assert list(point["rank"]) == list(ranks["rank"])
+    assert point["rank_lo"].isna().all() and point["critical_value"].isna().all()
+    assert not point["top"].any()
+    plain = off.rank_divergence()
+    assert plain["kendall_tau_b_lo"].isna().all() and (plain["significant"] == 0).all()
+    # The exports carry the ranks.
+    assert "Rank (Final success)" in report.to_latex()
+    assert "Rank (TER)" in report.to_latex(rank="ter")
+    with pytest.raises(prefix_exec.PrefixExecError, match="rank"):
+        report.to_latex(rank="rr")
+    header = report.to_csv().splitlines()[0]
+    assert header.endswith(",final_success_rank,final_success_rank_lo,final_success_rank_hi")
+    assert "Ranks: bfcl-v3  (12 conditions; simultaneous 95% rank intervals, 66 pairs)" in (
+        report.to_text()
+    )
+
+
 def test_tables_are_the_cli_s(tmp_path):
     report = prefix_exec.score(EXAMPLE, bootstrap=200)
     r = wheel_cli(

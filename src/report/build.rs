@@ -354,6 +354,8 @@ fn assemble(
     paired.sort_by_key(|&(block, _)| block);
     let paired: Vec<PairedReport> = paired.into_iter().map(|(_, p)| p).collect();
     let identity_violations = check_identities(&conditions);
+    let (ranks, rank_divergence) =
+        super::ranks::rank_datasets(&agg.blocks, &conditions, samples, level, &mut notes);
 
     Report {
         schema: SCHEMA.to_string(),
@@ -390,6 +392,8 @@ fn assemble(
         },
         conditions,
         paired,
+        ranks,
+        rank_divergence,
         diagnostics: corpus
             .diagnostics
             .iter()

@@ -3,7 +3,8 @@
 //!
 //! [`build_report`] turns a [`crate::rollout::Corpus`] into a [`Report`]: point estimates for every condition,
 //! task-level bootstrap intervals (same draw for every condition of a dataset), Wilson intervals
-//! for RR, paired differences, the identity checks of the paper, and the input diagnostics. The
+//! for RR, paired differences, ranks with simultaneous intervals and rank divergence ([`ranks`]),
+//! the identity checks of the paper, and the input diagnostics. The
 //! report serialises to JSON with a fixed field order; the same input and settings give the same
 //! bytes natively and in WebAssembly.
 //!
@@ -13,6 +14,7 @@
 mod build;
 mod checks;
 pub mod derive;
+pub mod ranks;
 pub mod table;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -117,6 +119,14 @@ pub struct Report {
     pub settings: SettingsOut,
     pub conditions: Vec<ConditionReport>,
     pub paired: Vec<PairedReport>,
+    /// Per dataset of 2 to [`ranks::MAX_RANKED`] conditions and per ranking metric (final
+    /// success, TER, AUC-PEC): point ranks and simultaneous rank intervals ([`ranks`]).
+    #[serde(default)]
+    pub ranks: Vec<RankTable>,
+    /// Per such dataset: final success against TER and against AUC-PEC (Kendall's τ_b and the
+    /// discordant pairs).
+    #[serde(default)]
+    pub rank_divergence: Vec<RankDivergence>,
     /// The first diagnostics (at most [`crate::rollout::MAX_DIAGNOSTICS`]).
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
@@ -375,6 +385,85 @@ pub struct PairedReport {
     pub mean_fed: Delta,
     pub final_success: Delta,
     pub pec: Vec<PecDelta>,
+}
+
+/// A condition in the rank entries: `[model, method]`.
+pub type ConditionPair = [String; 2];
+
+/// One dataset's conditions ranked by one metric (`metric`: `final_success`, `ter` or
+/// `auc_pec`; see [`ranks`] for the method). Without bootstrap resamples for the dataset, the
+/// point ranks alone: `critical_value`, `rank_lo` and `rank_hi` are `null`, `above` is empty.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankTable {
+    pub dataset: String,
+    pub metric: String,
+    /// The report's level: every interval of the entry holds at once with about this probability.
+    pub level: f64,
+    /// `c`: the `level`-percentile of the largest standardised pair deviation on each resample.
+    pub critical_value: Option<f64>,
+    /// The dataset's conditions in report order.
+    pub conditions: Vec<RankedCondition>,
+    /// Every ordered pair `[first, second]` where the first certainly ranks above the second.
+    pub above: Vec<[ConditionPair; 2]>,
+}
+
+/// A condition's rank by one metric.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankedCondition {
+    pub model: String,
+    pub method: String,
+    /// The point estimate (the main table's).
+    pub value: Option<f64>,
+    /// `1 + #{conditions with a higher value}`.
+    pub rank: usize,
+    /// `1 + #{conditions certainly above}`; 1 = in the top group ("tied with #1").
+    pub rank_lo: Option<usize>,
+    /// `K − #{conditions it is certainly above}`.
+    pub rank_hi: Option<usize>,
+}
+
+impl RankedCondition {
+    /// In the top group: no condition certainly ranks above it (`rank_lo = 1`).
+    pub fn top(&self) -> bool {
+        self.rank_lo == Some(1)
+    }
+}
+
+/// Where final success (`a`) and a prefix metric (`b`: `ter` or `auc_pec`) rank one dataset's
+/// conditions differently.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankDivergence {
+    pub dataset: String,
+    pub a: String,
+    pub b: String,
+    /// τ_b of the point estimates (`null` when either metric is constant over the conditions),
+    /// with its percentile interval over the resamples.
+    pub kendall_tau_b: Estimate,
+    /// Pairs ordered one way by `a` and the other way by `b`.
+    pub discordant: Vec<DiscordantPair>,
+}
+
+/// A pair of conditions that final success and the prefix metric order oppositely.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiscordantPair {
+    pub ahead_on_success: ConditionPair,
+    /// The other condition, ahead on TER (when `b` is `ter`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ahead_on_ter: Option<ConditionPair>,
+    /// The other condition, ahead on AUC-PEC (when `b` is `auc_pec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ahead_on_auc_pec: Option<ConditionPair>,
+    /// Each side certainly ranks above the other on the metric it leads.
+    pub significant: bool,
+}
+
+impl DiscordantPair {
+    /// The condition ahead on the prefix metric.
+    pub fn ahead_on_prefix(&self) -> Option<&ConditionPair> {
+        self.ahead_on_ter
+            .as_ref()
+            .or(self.ahead_on_auc_pec.as_ref())
+    }
 }
 
 /// One side of a paired comparison: a method or model name, or a whole condition.

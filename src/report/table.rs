@@ -6,7 +6,8 @@
 //! marked (bold in LaTeX, `*` in text), ties at the displayed precision included. The mark never
 //! means statistical significance. RR-Eligible is a count, not a score, and is not marked.
 
-use super::{ConditionReport, Estimate, Report};
+use super::ranks::RankMetric;
+use super::{ConditionReport, Estimate, RankDivergence, RankTable, RankedCondition, Report};
 
 /// A score column of the main table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -426,7 +427,289 @@ pub fn render_text_as(report: &Report, decimals: usize, layout: Layout) -> Strin
     }
     out.push_str(&footnote(report));
     out.push('\n');
+    let ranks = render_ranks_text(report, decimals);
+    if !ranks.is_empty() {
+        out.push('\n');
+        out.push_str(&ranks);
+    }
     out
+}
+
+/// Every condition's rank entries, by its position in `report.conditions`: one per metric of
+/// [`RankMetric::ALL`], where the report ranks the condition's dataset.
+pub struct RankIndex<'r> {
+    by_condition: Vec<[Option<&'r RankedCondition>; 3]>,
+    any: bool,
+}
+
+impl<'r> RankIndex<'r> {
+    pub fn new(report: &'r Report) -> Self {
+        let conditions = &report.conditions;
+        let mut by_condition = vec![[None; 3]; conditions.len()];
+        for table in &report.ranks {
+            let Some(m) = RankMetric::ALL.iter().position(|m| m.key() == table.metric) else {
+                continue;
+            };
+            // A dataset's conditions are a run of the report's, in the same order.
+            let start = conditions.partition_point(|c| c.dataset < table.dataset);
+            for (j, r) in table.conditions.iter().enumerate() {
+                let is = |i: &usize| {
+                    let c = &conditions[*i];
+                    c.dataset == table.dataset && c.model == r.model && c.method == r.method
+                };
+                let at = Some(start + j)
+                    .filter(|i| *i < conditions.len() && is(i))
+                    .or_else(|| (0..conditions.len()).find(is));
+                if let Some(i) = at {
+                    by_condition[i][m] = Some(r);
+                }
+            }
+        }
+        RankIndex {
+            by_condition,
+            any: !report.ranks.is_empty(),
+        }
+    }
+
+    /// The rank by `metric` of `report.conditions[i]`, when its dataset is ranked.
+    pub fn get(&self, i: usize, metric: RankMetric) -> Option<&'r RankedCondition> {
+        let m = RankMetric::ALL.iter().position(|&x| x == metric)?;
+        self.by_condition.get(i)?[m]
+    }
+
+    /// Whether any condition is ranked.
+    pub fn is_empty(&self) -> bool {
+        !self.any
+    }
+}
+
+/// A rank with its interval: `2 (1–4)`, or `2` without one (or when `intervals` is false);
+/// `dash` between the ends.
+pub fn fmt_rank(r: &RankedCondition, intervals: bool, dash: &str) -> String {
+    match (r.rank_lo, r.rank_hi) {
+        (Some(lo), Some(hi)) if intervals => format!("{} ({lo}{dash}{hi})", r.rank),
+        _ => r.rank.to_string(),
+    }
+}
+
+/// The significant flips the text names per rank divergence, at most.
+const MAX_FLIPS_LISTED: usize = 25;
+
+/// The mark of a condition in the top group that is not ranked first itself.
+pub const TIED_WITH_FIRST: &str = "=#1";
+
+/// `model / method`.
+fn pair_label(p: &[String; 2]) -> String {
+    format!("{} / {}", p[0], p[1])
+}
+
+/// The CLI's Ranks sections: per ranked dataset, its conditions by final-success rank with each
+/// ranking metric's rank, interval and value, the critical values, and each rank divergence
+/// (τ_b with its interval, the discordant pairs, the significant ones named); then a legend.
+/// Empty when the report ranks no dataset.
+pub fn render_ranks_text(report: &Report, decimals: usize) -> String {
+    let mut out = String::new();
+    let mut datasets: Vec<&str> = report.ranks.iter().map(|t| t.dataset.as_str()).collect();
+    datasets.dedup();
+    let level = (report.settings.level * 100.0).to_string();
+    let mut any_intervals = false;
+    for dataset in datasets {
+        let tables: Vec<&RankTable> = RankMetric::ALL
+            .iter()
+            .filter_map(|m| {
+                report
+                    .ranks
+                    .iter()
+                    .find(|t| t.dataset == dataset && t.metric == m.key())
+            })
+            .collect();
+        let Some(first) = tables.first() else {
+            continue;
+        };
+        let intervals = tables
+            .iter()
+            .any(|t| t.conditions.iter().any(|c| c.rank_lo.is_some()));
+        any_intervals |= intervals;
+        let k = first.conditions.len();
+        out.push_str(&format!(
+            "Ranks: {dataset}  ({k} conditions; {})\n",
+            if intervals {
+                format!(
+                    "simultaneous {level}% rank intervals, {} pairs",
+                    k * (k - 1) / 2
+                )
+            } else {
+                "no intervals without the bootstrap".to_string()
+            }
+        ));
+        let mut rows: Vec<Vec<String>> = vec![std::iter::once("Model / method".to_string())
+            .chain(tables.iter().map(|t| {
+                RankMetric::from_key(&t.metric).map_or(t.metric.clone(), |m| m.title().into())
+            }))
+            .collect()];
+        // Rows by the first metric's (final success's) rank, ties in report order.
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by_key(|&i| first.conditions[i].rank);
+        for &i in &order {
+            let c = &first.conditions[i];
+            let mut row = vec![format!("{} / {}", c.model, c.method)];
+            for t in &tables {
+                let r = &t.conditions[i];
+                let mark = if r.top() && r.rank > 1 {
+                    TIED_WITH_FIRST
+                } else {
+                    ""
+                };
+                let value = r.value.map_or("–".to_string(), |v| fmt_num(v, decimals));
+                row.push(format!("{value}  {} {mark}", fmt_rank(r, true, "–")));
+            }
+            rows.push(row);
+        }
+        if intervals {
+            rows.push(
+                std::iter::once("critical value".to_string())
+                    .chain(
+                        tables
+                            .iter()
+                            .map(|t| t.critical_value.map_or("–".to_string(), |c| fmt_num(c, 2))),
+                    )
+                    .collect(),
+            );
+        }
+        push_columns(&mut out, &rows, true);
+        for d in report
+            .rank_divergence
+            .iter()
+            .filter(|d| d.dataset == dataset)
+        {
+            out.push_str(&format!("  {}\n", divergence_line(d, decimals)));
+            // The significant flips by the success rank of the one ahead on success, then the
+            // prefix rank of the other.
+            let rank_by = |metric: &str, p: &[String; 2]| {
+                tables
+                    .iter()
+                    .find(|t| t.metric == metric)
+                    .and_then(|t| {
+                        t.conditions
+                            .iter()
+                            .find(|c| c.model == p[0] && c.method == p[1])
+                    })
+                    .map_or(usize::MAX, |c| c.rank)
+            };
+            let mut flips: Vec<(usize, usize, &[String; 2], &[String; 2])> = d
+                .discordant
+                .iter()
+                .filter(|p| p.significant)
+                .filter_map(|p| {
+                    let other = p.ahead_on_prefix()?;
+                    let a = &p.ahead_on_success;
+                    Some((rank_by(&d.a, a), rank_by(&d.b, other), a, other))
+                })
+                .collect();
+            flips.sort_by_key(|&(ra, rb, _, _)| (ra, rb));
+            for &(_, _, a, other) in flips.iter().take(MAX_FLIPS_LISTED) {
+                out.push_str(&format!(
+                    "    {} ahead on {}, {} ahead on {}\n",
+                    pair_label(a),
+                    metric_title(&d.a).to_lowercase(),
+                    pair_label(other),
+                    metric_title(&d.b)
+                ));
+            }
+            if flips.len() > MAX_FLIPS_LISTED {
+                out.push_str(&format!(
+                    "    … and {} more (the report JSON's rank_divergence lists them all)\n",
+                    flips.len() - MAX_FLIPS_LISTED
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    if out.is_empty() {
+        return out;
+    }
+    out.push_str(&if any_intervals {
+        format!(
+            "Rank (lo–hi): simultaneous {level}% intervals from the table's resamples (single-step \
+             max-t over every pair of a dataset's conditions): all of a dataset's intervals hold at \
+             once with probability ≈ {level}%. {TIED_WITH_FIRST}: tied with #1 (no condition \
+             certainly ranks above it). τ_b: Kendall's rank correlation of the conditions' final \
+             success and prefix metric, with its {level}% percentile interval. A discordant pair \
+             (a flip) is ordered one way by final success and the other way by the prefix metric; \
+             it is significant when each condition certainly ranks above the other on the metric \
+             it leads.\n"
+        )
+    } else {
+        "Ranks by point estimate (ties share the best rank); rank intervals and significance \
+         need the bootstrap.\n"
+            .to_string()
+    });
+    out
+}
+
+fn metric_title(key: &str) -> &str {
+    match RankMetric::from_key(key) {
+        Some(m) => m.title(),
+        None => key,
+    }
+}
+
+/// `Final success vs TER: τ_b 0.33 [−0.33, 1.00]; 3 discordant pairs, 1 significant:`.
+fn divergence_line(d: &RankDivergence, decimals: usize) -> String {
+    let tau = &d.kendall_tau_b;
+    let tau_text = match tau.value {
+        None => "τ_b undefined (a metric is constant over the conditions)".to_string(),
+        Some(_) => format!("τ_b {}", fmt_estimate(tau, decimals, true)),
+    };
+    let significant = d.discordant.iter().filter(|p| p.significant).count();
+    let pairs = match d.discordant.len() {
+        0 => "no discordant pair".to_string(),
+        n => format!(
+            "{n} discordant pair{}, {}",
+            if n == 1 { "" } else { "s" },
+            match significant {
+                0 => "none significant".to_string(),
+                s => format!("{s} significant:"),
+            }
+        ),
+    };
+    format!(
+        "{} vs {}: {tau_text}; {pairs}",
+        metric_title(&d.a),
+        metric_title(&d.b)
+    )
+}
+
+/// Writes `rows` as aligned columns, each line indented by two spaces: the first column
+/// left-aligned, the others right-aligned (or left-aligned when `left` is true).
+fn push_columns(out: &mut String, rows: &[Vec<String>], left: bool) {
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in rows {
+        let mut line = String::from("  ");
+        for (i, cell) in row.iter().enumerate() {
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            if i == 0 || left {
+                if i > 0 {
+                    line.push_str("   ");
+                }
+                line.push_str(cell);
+                line.push_str(&pad);
+            } else {
+                line.push_str("  ");
+                line.push_str(&pad);
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
 }
 
 /// The main table as CSV in the paper's layout, report order, maxima at 2 places.
@@ -438,7 +721,10 @@ pub fn render_csv(report: &Report) -> String {
 /// rows in the chosen sort order; `block` is the block's title (dataset × model in the paper's
 /// layout, dataset in the leaderboard's); each score has its value and interval ends at full
 /// precision and a `_max` flag (1 = marked as the block maximum at `decimals` places, ties
-/// included, as the table marks it).
+/// included, as the table marks it). Last, for each ranking metric (TER, AUC-PEC, final
+/// success) the condition's rank within its dataset and its simultaneous interval
+/// (`ter_rank`, `ter_rank_lo`, `ter_rank_hi`, …; empty where the dataset is not ranked, and the
+/// interval ends without the bootstrap).
 pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usize) -> String {
     let mut out = String::from("block,dataset,model,method,n,crashed");
     for column in Column::ALL {
@@ -448,8 +734,14 @@ pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usiz
             _ => out.push_str(&format!(",{key},{key}_lo,{key}_hi,{key}_max")),
         }
     }
+    for metric in CSV_RANKS {
+        let key = metric.key();
+        out.push_str(&format!(",{key}_rank,{key}_rank_lo,{key}_rank_hi"));
+    }
     out.push('\n');
     let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let int = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
+    let ranks = RankIndex::new(report);
     for block in layout_blocks(report, layout, sort, decimals) {
         for &i in &block.rows {
             let c = &report.conditions[i];
@@ -472,12 +764,25 @@ pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usiz
                     }
                 }
             }
+            for metric in CSV_RANKS {
+                let r = ranks.get(i, metric);
+                fields.push(int(r.map(|r| r.rank)));
+                fields.push(int(r.and_then(|r| r.rank_lo)));
+                fields.push(int(r.and_then(|r| r.rank_hi)));
+            }
             out.push_str(&fields.join(","));
             out.push('\n');
         }
     }
     out
 }
+
+/// The rank columns of the CSV export, in the table's column order.
+const CSV_RANKS: [RankMetric; 3] = [
+    RankMetric::Ter,
+    RankMetric::AucPec,
+    RankMetric::FinalSuccess,
+];
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -510,7 +815,18 @@ pub fn render_latex(report: &Report, decimals: usize, intervals: bool) -> String
     render_latex_as(report, decimals, intervals, Layout::Paper, None)
 }
 
-/// [`render_latex`] in a chosen layout and row order.
+/// The metric of the LaTeX table's rank column for a table sorted by `sort`: the sort column
+/// when it is a ranking metric (TER, AUC-PEC, final success), else final success.
+pub fn latex_rank_metric(sort: Sort) -> RankMetric {
+    match sort {
+        Some((Column::Ter, _)) => RankMetric::Ter,
+        Some((Column::AucPec, _)) => RankMetric::AucPec,
+        _ => RankMetric::FinalSuccess,
+    }
+}
+
+/// [`render_latex`] in a chosen layout and row order, with a rank column by
+/// [`latex_rank_metric`]`(sort)`.
 pub fn render_latex_as(
     report: &Report,
     decimals: usize,
@@ -518,10 +834,34 @@ pub fn render_latex_as(
     layout: Layout,
     sort: Sort,
 ) -> String {
+    render_latex_ranked(
+        report,
+        decimals,
+        intervals,
+        layout,
+        sort,
+        latex_rank_metric(sort),
+    )
+}
+
+/// [`render_latex_as`] with the rank column's metric given: when the report ranks any
+/// dataset, a last column holds each condition's rank by `rank` within its dataset, with its
+/// simultaneous interval in parentheses when `intervals` is true (`--` where the dataset is not
+/// ranked).
+pub fn render_latex_ranked(
+    report: &Report,
+    decimals: usize,
+    intervals: bool,
+    layout: Layout,
+    sort: Sort,
+    rank: RankMetric,
+) -> String {
     let mut out = String::new();
-    // The paper's columns, and how many rollouts crashed when any did.
+    let ranks = RankIndex::new(report);
+    let with_rank = !ranks.is_empty();
+    // The paper's columns, how many rollouts crashed when any did, and the rank.
     let with_crashed = report.conditions.iter().any(|c| c.crashed > 0);
-    let columns = Column::ALL.len() + usize::from(with_crashed);
+    let columns = Column::ALL.len() + usize::from(with_crashed) + usize::from(with_rank);
     out.push_str("% Generated by prefix-exec. Requires \\usepackage{booktabs}.\n");
     out.push_str("\\begin{tabular}{l");
     out.push_str(&"r".repeat(columns));
@@ -534,6 +874,9 @@ pub fn render_latex_as(
     if with_crashed {
         out.push_str(" & ");
         out.push_str(CRASHED_TITLE);
+    }
+    if with_rank {
+        out.push_str(&format!(" & Rank ({})", latex_escape(rank.title())));
     }
     out.push_str(" \\\\\n");
     for block in layout_blocks(report, layout, sort, decimals) {
@@ -570,12 +913,38 @@ pub fn render_latex_as(
             if with_crashed {
                 out.push_str(&format!(" & {}", c.crashed));
             }
+            if with_rank {
+                let cell = ranks
+                    .get(i, rank)
+                    .map_or("--".to_string(), |r| fmt_rank(r, intervals, "--"));
+                out.push_str(&format!(" & {cell}"));
+            }
             out.push_str(" \\\\\n");
         }
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
     out.push_str(&format!("% {}\n", footnote(report)));
+    if with_rank {
+        out.push_str(&format!("% {}\n", latex_rank_note(report, rank, intervals)));
+    }
     out
+}
+
+/// The LaTeX table's note on its rank column.
+fn latex_rank_note(report: &Report, rank: RankMetric, intervals: bool) -> String {
+    let level = (report.settings.level * 100.0).to_string();
+    let interval = if intervals && report.ranks.iter().any(|t| t.critical_value.is_some()) {
+        format!(
+            " (lo--hi): its simultaneous {level}% rank interval (single-step max-t over every pair \
+             of the dataset's conditions, on the table's resamples)"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "Rank ({}): the condition's rank within its dataset, ties sharing the best rank{interval}.",
+        rank.title()
+    )
 }
 
 #[cfg(test)]
@@ -623,8 +992,28 @@ mod tests {
         assert!(row("m2 / q").ends_with("1.00*"), "{text}");
         assert!(!row("m3 / r").ends_with('*'), "{text}");
         let tex = render_latex_as(&r, 2, false, Layout::Leaderboard, None);
-        assert!(tex.contains("\\multicolumn{7}{l}{\\textit{d}}"), "{tex}");
+        // Six score columns and the rank by final success (no interval without the bootstrap).
+        assert!(tex.contains("\\multicolumn{8}{l}{\\textit{d}}"), "{tex}");
         assert!(tex.contains("m2 / q & \\textbf{0.50}"), "{tex}");
+        assert!(tex.contains("& Rank (Final success) \\\\\n"), "{tex}");
+        assert!(tex.contains("& \\textbf{1.00} & 1 \\\\\n"), "{tex}");
+        assert!(tex.contains("& 0.00 & 3 \\\\\n"), "{tex}");
+        // Sorted by TER, the rank column is TER's: a three-way tie, all first.
+        let by_ter = render_latex_as(&r, 2, true, Layout::Leaderboard, Some((Column::Ter, true)));
+        assert!(by_ter.contains("& Rank (TER) \\\\\n"), "{by_ter}");
+        assert_eq!(by_ter.matches(" & 1 \\\\\n").count(), 3, "{by_ter}");
+        // The text's Ranks section: by final-success rank, point ranks only.
+        let ranks = text.split_once("Ranks: d").unwrap().1;
+        assert!(
+            ranks.starts_with("  (3 conditions; no intervals without the bootstrap)"),
+            "{text}"
+        );
+        let m2 = ranks.find("m2 / q").unwrap();
+        assert!(m2 < ranks.find("m1 / p").unwrap() && m2 < ranks.find("m3 / r").unwrap());
+        assert!(
+            ranks.contains("Final success vs TER: τ_b undefined"),
+            "{text}"
+        );
         // The paper layout: three blocks of one row, every cell its own maximum.
         let paper = render_text_as(&r, 2, Layout::Paper);
         assert_eq!(paper.matches("N = 2 per row").count(), 3);
@@ -722,24 +1111,38 @@ mod tests {
             lines[0],
             "block,dataset,model,method,n,crashed,ter,ter_lo,ter_hi,ter_max,mean_fed,mean_fed_lo,\
              mean_fed_hi,mean_fed_max,auc_pec,auc_pec_lo,auc_pec_hi,auc_pec_max,rr_eligible,rr,\
-             rr_lo,rr_hi,rr_max,final_success,final_success_lo,final_success_hi,final_success_max"
+             rr_lo,rr_hi,rr_max,final_success,final_success_lo,final_success_hi,final_success_max,\
+             ter_rank,ter_rank_lo,ter_rank_hi,auc_pec_rank,auc_pec_rank_lo,auc_pec_rank_hi,\
+             final_success_rank,final_success_rank_lo,final_success_rank_hi"
         );
         assert_eq!(lines.len(), 4);
+        // The table's fields, and the ranks (TER and AUC-PEC 0.5 for all: all first; no
+        // intervals without the bootstrap).
+        let (board_fields, board_ranks): (Vec<&str>, Vec<&str>) = lines[1..]
+            .iter()
+            .map(|l| l.rsplit_once(",1,,,1,,,").unwrap())
+            .unzip();
+        assert_eq!(board_ranks, ["1,,", "2,,", "3,,"]);
         // Leaderboard: block = dataset, rows by success descending, maxima over the dataset.
-        assert!(lines[1].starts_with("d,d,m2,q,2,0,0.5,,,1,"), "{board}");
-        assert!(lines[1].ends_with(",1,,,1"), "{board}");
-        assert!(lines[2].starts_with("d,d,m1,p,2,"), "{board}");
-        assert!(lines[2].ends_with(",0.5,,,0"), "{board}");
-        assert!(lines[3].ends_with(",0,,,0"), "{board}");
-        // Paper: block = dataset / model, report order, every row its block's maximum.
+        assert!(
+            board_fields[0].starts_with("d,d,m2,q,2,0,0.5,,,1,"),
+            "{board_fields:?}"
+        );
+        assert!(board_fields[0].ends_with(",1,,,1"), "{board_fields:?}");
+        assert!(board_fields[1].starts_with("d,d,m1,p,2,"));
+        assert!(board_fields[1].ends_with(",0.5,,,0"), "{board_fields:?}");
+        assert!(board_fields[2].ends_with(",0,,,0"), "{board_fields:?}");
+        // Paper: block = dataset / model, report order, every row its block's maximum; the ranks
+        // are the dataset's whatever the layout.
         let paper = render_csv_as(&r, Layout::Paper, None, 2);
         let plines: Vec<&str> = paper.lines().collect();
         assert!(
             plines[1].starts_with("d / m1,d,m1,p,2,0,0.5,,,1,"),
             "{paper}"
         );
+        assert!(plines[1].ends_with(",1,,,1,,,2,,"), "{paper}");
         assert!(plines[3].starts_with("d / m3,d,m3,r,2,"), "{paper}");
-        assert!(plines[3].ends_with(",0,,,1"), "{paper}");
+        assert!(plines[3].ends_with(",0,,,1,1,,,1,,,3,,"), "{paper}");
         assert_eq!(render_csv(&r), paper);
         // Same numbers, only block, order and marks differ.
         let strip = |l: &str| l.split_once(',').unwrap().1.to_string();

@@ -5,6 +5,8 @@
 //!   type 7, numpy's default), used for every bootstrap interval.
 //! - [`resample`]: the task-level bootstrap's random draws, reproducible on every platform.
 //! - [`normal`]: the standard normal quantile, for the Wilson interval's `z`.
+//! - [`ranks`]: point ranks, simultaneous rank intervals (max-t over all pairs) and Kendall's τ_b,
+//!   from the bootstrap's resampled series.
 //!
 //! Everything here uses only IEEE-exact operations (`+ − × ÷ √`) and the pure-Rust `libm`, so the
 //! same inputs give the same bits natively and in WebAssembly.
@@ -13,6 +15,7 @@ pub mod bootstrap;
 pub mod normal;
 pub use prefix_exec_kernel::percentile;
 pub use prefix_exec_kernel::resample;
+pub mod ranks;
 pub mod wilson;
 
 /// Tolerance for the identity checks that compare two floating-point routes to the same number
