@@ -87,6 +87,8 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
     assert.match(await item.innerText(), /repo\.(tar\.gz|zip)/);
     // A rollout read from the archive opens at its steps (its member found again in it).
     await page.getByTestId('tab-rollouts').click();
+    await page.getByTestId('rollout-condition').locator('option').first().waitFor({ state: 'attached' });
+    await page.getByTestId('rollout-condition').selectOption('toolsandbox\u001facme/tiny-1\u001fdefault (run 2025-01-02 03:04:05)');
     await page.getByTestId('rollout-search').fill('wifi_on_parallel');
     await page.getByTestId('rollout-row').first().click();
     const steps = page.getByTestId('rollout-detail').getByTestId('step');
