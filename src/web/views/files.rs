@@ -320,13 +320,13 @@ fn input_of(session: Session, id: u32) -> Option<crate::report::InputOut> {
     let (index, name) = session.files.with(|fs| {
         fs.iter()
             .position(|e| e.id == id)
-            .map(|i| (i, fs[i].name.clone()))
+            .map(|i| (i, fs[i].path.clone()))
     })?;
     let report = session.results().report.get()?;
     read_of(&report, index, &name)
 }
 
-/// The read entry of file `name`, the `index`-th of the file list: the input at that index
+/// The read entry of the file read as `name` (its path), the `index`-th of the file list: the input at that index
 /// when it is the file's own (no archive before it), else found by name.
 fn read_of(
     report: &crate::report::Report,
@@ -378,7 +378,7 @@ fn inputs_of(session: Session, ids: &[u32]) -> Option<(u64, u64)> {
             fs.iter()
                 .enumerate()
                 .filter(|(_, e)| wanted.contains(&e.id))
-                .filter_map(|(i, e)| read_of(&report, i, &e.name))
+                .filter_map(|(i, e)| read_of(&report, i, &e.path))
                 .fold((0, 0), |(n, b), r| (n + r.rollouts, b + r.bytes)),
         )
     })
