@@ -400,8 +400,8 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
     }
     if skipped > 0 {
         eprintln!(
-            "prefix-exec: {skipped} files in the given folders are not .json or .jsonl and \
-             were skipped"
+            "prefix-exec: {skipped} files in the given folders are not .json, .jsonl or \
+             archive files and were skipped"
         );
     }
     Ok(out)

@@ -130,9 +130,9 @@ fn a_repository_reads_right() {
     // text are one notice.
     let kinds: u64 = problems.iter().map(|p| p["count"].as_u64().unwrap()).sum();
     assert_eq!(kinds, r["diagnostics_total"].as_u64().unwrap());
-    assert!(
-        stderr.contains("6 files in the given folders are not .json or .jsonl and were skipped")
-    );
+    assert!(stderr.contains(
+        "6 files in the given folders are not .json, .jsonl or archive files and were skipped"
+    ));
     let problem_lines = stderr
         .lines()
         .filter(|l| l.starts_with(REPO) || l.starts_with("problems") || l.contains(" problems of "))

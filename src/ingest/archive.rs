@@ -500,30 +500,9 @@ impl Ingest {
         reading: &mut Reading,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) {
-        let from = consumed.get();
-        let decoded: Box<dyn Read + '_> = match kind {
-            Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
-            Container::Zstd => match ruzstd::decoding::StreamingDecoder::new(src) {
-                Ok(d) => Box::new(d),
-                Err(e) => {
-                    self.problem(reading, name, format!("this zstd file cannot be read: {e}"));
-                    return;
-                }
-            },
-            Container::Tar => Box::new(src),
-            Container::Zip => return,
-        };
-        let mut guarded = Guarded {
-            inner: decoded,
-            consumed: consumed.clone(),
-            consumed_from: from,
-            out: 0,
-            cap: MAX_MEMBER_BYTES,
-        };
         // What the stream holds: a tar archive, an archive or log to buffer, or one file.
-        let mut head = vec![0u8; HEAD];
-        let n = match read_full(&mut guarded, &mut head) {
-            Ok(n) => n,
+        let (inner_kind, mut whole) = match open_stream(kind, src, consumed.clone()) {
+            Ok(opened) => opened,
             Err(e) => {
                 self.problem(
                     reading,
@@ -533,13 +512,6 @@ impl Ingest {
                 return;
             }
         };
-        head.truncate(n);
-        let inner_kind = if kind == Container::Tar {
-            Some(Container::Tar)
-        } else {
-            Container::of(&head)
-        };
-        let mut whole = io::Cursor::new(head).chain(guarded);
         match inner_kind {
             Some(Container::Tar) => self.tar(
                 name,
@@ -794,15 +766,14 @@ fn find_in_bytes(bytes: Vec<u8>, path: &str, depth: u32) -> Result<Vec<u8>, Stri
     }
 }
 
-fn find_in_stream(
+/// A gzip, zstd or tar stream opened for reading: what its first bytes say it holds (tar for a
+/// tar stream), and its decompressed bytes from the start, within the limits of [`Guarded`].
+fn open_stream<'a>(
     kind: Container,
-    src: &mut dyn Read,
+    src: &'a mut dyn Read,
     consumed: Rc<Cell<u64>>,
-    path: Option<&str>,
-    single: Option<()>,
-    depth: u32,
-) -> Result<Vec<u8>, String> {
-    let decoded: Box<dyn Read + '_> = match kind {
+) -> Result<(Option<Container>, impl Read + 'a), String> {
+    let decoded: Box<dyn Read + 'a> = match kind {
         Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
         Container::Zstd => {
             Box::new(ruzstd::decoding::StreamingDecoder::new(src).map_err(|e| e.to_string())?)
@@ -811,16 +782,32 @@ fn find_in_stream(
     };
     let mut guarded = Guarded {
         inner: decoded,
+        consumed_from: consumed.get(),
         consumed,
-        consumed_from: 0,
         out: 0,
         cap: MAX_MEMBER_BYTES,
     };
     let mut head = vec![0u8; HEAD];
     let n = read_full(&mut guarded, &mut head).map_err(|e| e.to_string())?;
     head.truncate(n);
-    let is_tar = kind == Container::Tar || Container::of(&head) == Some(Container::Tar);
-    let mut whole = io::Cursor::new(head).chain(guarded);
+    let inner = if kind == Container::Tar {
+        Some(Container::Tar)
+    } else {
+        Container::of(&head)
+    };
+    Ok((inner, io::Cursor::new(head).chain(guarded)))
+}
+
+fn find_in_stream(
+    kind: Container,
+    src: &mut dyn Read,
+    consumed: Rc<Cell<u64>>,
+    path: Option<&str>,
+    single: Option<()>,
+    depth: u32,
+) -> Result<Vec<u8>, String> {
+    let (inner_kind, mut whole) = open_stream(kind, src, consumed)?;
+    let is_tar = inner_kind == Some(Container::Tar);
     if !is_tar {
         let mut bytes = Vec::new();
         (&mut whole)

@@ -270,7 +270,7 @@ impl Session {
     }
 
     /// [`Session::add_files`] with each file's path relative to its dropped folder; `skipped`
-    /// files of the folders were not .json or .jsonl (said in the notice).
+    /// files of the folders were not .json, .jsonl or archive files (said in the notice).
     pub fn add_files_with_paths(&self, files: Vec<(File, String)>, skipped: usize) {
         // A file is loaded already when one with its path, size and modification time is. Paths
         // are compared first, by hash: the size and modification time are asked of the browser
@@ -340,7 +340,7 @@ impl Session {
         let mut notes = Vec::new();
         if skipped > 0 {
             notes.push(format!(
-                "{skipped} files in the folders are not .json or .jsonl and were skipped"
+                "{skipped} files in the folders are not .json, .jsonl or archive files and were skipped"
             ));
         }
         if !duplicates.is_empty() {
