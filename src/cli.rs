@@ -978,10 +978,13 @@ fn problem_lines(corpus: &crate::rollout::Corpus) -> Vec<String> {
         })
         .collect();
     if corpus.diagnostics_total > corpus.problems.len() as u64 {
+        let kinds = match corpus.problems.len() {
+            1 => "one kind".to_string(),
+            n => format!("{n} kinds"),
+        };
         lines.push(format!(
-            "{} problems of {} kinds in the input; every valid line was scored",
-            corpus.diagnostics_total,
-            corpus.problems.len()
+            "{} problems of {kinds} in the input; every valid line was scored",
+            corpus.diagnostics_total
         ));
     }
     lines

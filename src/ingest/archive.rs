@@ -25,7 +25,9 @@ use std::io::{self, Read};
 use std::rc::Rc;
 
 use super::{FileId, Ingest, ZIP_MAGIC};
-use crate::formats::inspect::archive::{Archive, MAX_ENTRY_BYTES};
+use crate::formats::inspect::archive::{
+    inflate_record, read_record, Archive, Entry, MAX_ENTRY_BYTES,
+};
 use crate::formats::{ImportOptions, RandomAccess};
 use crate::rollout::Diagnostic;
 
@@ -206,6 +208,17 @@ fn without_compression_suffix(name: &str) -> String {
     name.to_string()
 }
 
+/// A zip member to read: its name as a file of the ingest, its entry, and whether the table of
+/// contents already says it is a decompression bomb.
+struct ZipMember {
+    member: String,
+    entry: Entry,
+    bomb: bool,
+}
+
+/// Zip members inflated ahead of the one being pushed (each at most [`WHOLE_MEMBER_BYTES`]).
+const ZIP_AHEAD: usize = 32;
+
 /// Members up to this size are read whole and handed to the [`MemberSink`] (the CLI prepares
 /// them on its thread pool, as it does a folder's small files); larger ones are streamed into
 /// the ingest.
@@ -343,7 +356,6 @@ impl Ingest {
         reading: &mut Reading,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) -> bool {
-        let size = src.size();
         let mut zip = match Archive::open(src) {
             Ok(z) => z,
             Err(e) => {
@@ -359,52 +371,102 @@ impl Ingest {
             return false;
         }
         zip.cap = MAX_ENTRY_BYTES;
-        // In name order, as a folder's files are read.
+        // In name order, as a folder's files are read; what is not read is decided from the
+        // table of contents alone.
         let mut entries = zip.entries.clone();
         entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut members = Vec::new();
         for entry in entries {
             if entry.name.ends_with('/') {
                 continue;
             }
             let path = clean(&entry.name);
-            let member = format!("{name}/{path}");
-            if path.is_empty() || hidden(&path) {
+            if path.is_empty()
+                || hidden(&path)
+                || !(run_data_name(&path) || maybe_container_name(&path))
+            {
                 reading.skipped += u64::from(!path.is_empty());
                 continue;
             }
-            let wanted = run_data_name(&path) || maybe_container_name(&path);
-            if !wanted {
-                reading.skipped += 1;
-                continue;
+            let member = format!("{name}/{path}");
+            let bomb = entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1);
+            members.push(ZipMember {
+                member,
+                entry,
+                bomb,
+            });
+        }
+        // Members are independent: natively their records are read and inflated on the
+        // thread pool, a window ahead of this thread, which pushes each in the archive's order
+        // (so the corpus is the one-thread corpus); large members are inflated here, in turn.
+        // A file that cannot be read from several threads (a browser `File`) is read in turn.
+        let mut at = 0;
+        let parallel = zip.with_concurrent(|shared| {
+            let Some(shared) = shared else {
+                return false;
+            };
+            let inflate = |m: &ZipMember| {
+                let record = read_record(&mut |at, buf| shared.read_at_shared(at, buf), &m.entry)?;
+                inflate_record(&m.entry, &record, MAX_ENTRY_BYTES)
+            };
+            let small = |m: &ZipMember| !m.bomb && m.entry.size <= WHOLE_MEMBER_BYTES;
+            crate::parallel::map_each_ahead(
+                &members,
+                ZIP_AHEAD,
+                |m| small(m).then(|| inflate(m)),
+                |ahead| {
+                    let m = &members[at];
+                    at += 1;
+                    let bytes = (!m.bomb).then(|| ahead.unwrap_or_else(|| inflate(m)));
+                    self.zip_member(m, bytes, options, depth, reading, on_progress);
+                    true
+                },
+            );
+            true
+        });
+        if !parallel {
+            for m in &members {
+                let bytes = (!m.bomb).then(|| zip.read(&m.entry));
+                self.zip_member(m, bytes, options, depth, reading, on_progress);
             }
-            // Refused from the table of contents, before inflating anything.
-            if entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1) {
-                self.problem(
-                    reading,
-                    &member,
-                    format!(
-                        "this archive member was not read: it decompresses to {} MiB, more than \
-                         {MAX_RATIO} times its compressed size (a decompression bomb?)",
-                        entry.size >> 20
-                    ),
-                );
-                continue;
-            }
-            match zip.read(&entry) {
-                Ok(bytes) => {
-                    reading.progress.decompressed += bytes.len() as u64;
-                    self.member_bytes(&member, options, bytes, depth, reading, on_progress);
-                }
-                Err(e) => self.problem(
-                    reading,
-                    &member,
-                    format!("this archive member was not read: {e}"),
-                ),
-            }
-            reading.progress.read = size;
-            on_progress(reading.progress);
         }
         true
+    }
+
+    /// One member of a zip, its bytes inflated (`None`: refused from the table of contents).
+    fn zip_member(
+        &mut self,
+        m: &ZipMember,
+        bytes: Option<Result<Vec<u8>, String>>,
+        options: &ImportOptions,
+        depth: u32,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) {
+        match bytes {
+            None => self.problem(
+                reading,
+                &m.member,
+                format!(
+                    "this archive member was not read: it decompresses to {} MiB, more than \
+                     {MAX_RATIO} times its compressed size (a decompression bomb?)",
+                    m.entry.size >> 20
+                ),
+            ),
+            Some(Ok(bytes)) => {
+                reading.progress.decompressed += bytes.len() as u64;
+                self.member_bytes(&m.member, options, bytes, depth, reading, on_progress);
+            }
+            Some(Err(e)) => self.problem(
+                reading,
+                &m.member,
+                format!("this archive member was not read: {e}"),
+            ),
+        }
+        if depth == 0 {
+            reading.progress.read += m.entry.record_len;
+        }
+        on_progress(reading.progress);
     }
 
     /// A member held in memory: an archive or Inspect log inside the archive, or a file.

@@ -3,7 +3,7 @@
 //! A zip's table of contents (the central directory) is at its end, so the archive is read
 //! through [`RandomAccess`]: the CLI reads a file by offset, the browser's worker slices its
 //! `File` (`FileReaderSync`), and a buffered archive (bytes pushed to `Ingest`) is a slice. The
-//! [`zip`] crate reads the central directory and hands over each entry's raw bytes; entries are
+//! [`zip`] crate reads the central directory; each entry's local record is read by offset and
 //! decompressed here (stored, DEFLATE, or zstd — Inspect's default from 0.3.206 — with the
 //! pure-Rust `ruzstd`), each capped at [`MAX_ENTRY_BYTES`] so a zip bomb is refused with a
 //! message instead of exhausting memory, and checked against its CRC-32.
@@ -21,6 +21,45 @@ pub trait RandomAccess {
     fn size(&self) -> u64;
     /// Reads `buf.len()` bytes at `offset` (fewer only at the end of the file).
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
+    /// The same file read from several threads at once, where it can be (a native file, bytes
+    /// in memory): a zip's members are then inflated in parallel. A browser `File` cannot.
+    fn concurrent(&self) -> Option<&dyn ReadAtShared> {
+        None
+    }
+}
+
+/// A file read by offset through a shared reference, so several threads may read it at once.
+pub trait ReadAtShared: Sync {
+    /// Reads `buf.len()` bytes at `offset` (fewer only at the end of the file).
+    fn read_at_shared(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize>;
+}
+
+impl ReadAtShared for &[u8] {
+    fn read_at_shared(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.len());
+        let n = buf.len().min(self.len() - start);
+        buf[..n].copy_from_slice(&self[start..start + n]);
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+impl ReadAtShared for std::fs::File {
+    fn read_at_shared(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let mut n = 0;
+        while n < buf.len() {
+            match FileExt::read_at(self, &mut buf[n..], offset + n as u64) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
 }
 
 impl RandomAccess for &[u8] {
@@ -28,12 +67,10 @@ impl RandomAccess for &[u8] {
         self.len() as u64
     }
     fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(self.len());
-        let n = buf.len().min(self.len() - start);
-        buf[..n].copy_from_slice(&self[start..start + n]);
-        Ok(n)
+        self.read_at_shared(offset, buf)
+    }
+    fn concurrent(&self) -> Option<&dyn ReadAtShared> {
+        Some(self)
     }
 }
 
@@ -52,6 +89,10 @@ impl RandomAccess for std::fs::File {
             }
         }
         Ok(n)
+    }
+    #[cfg(unix)]
+    fn concurrent(&self) -> Option<&dyn ReadAtShared> {
+        Some(self)
     }
 }
 
@@ -84,6 +125,9 @@ impl RandomAccess for Progressing<'_> {
         self.read = (self.read + n as u64).min(self.inner.size());
         (self.on_read)(self.read);
         Ok(n)
+    }
+    fn concurrent(&self) -> Option<&dyn ReadAtShared> {
+        self.inner.concurrent()
     }
 }
 
@@ -161,11 +205,16 @@ pub(crate) struct Entry {
     pub header_start: u64,
     pub record_len: u64,
     pub size: u64,
+    /// The compression method and CRC-32 the table of contents gives (the local header must
+    /// agree).
+    method: Method,
+    crc: u32,
+    /// Where the compressed data starts in the record.
+    data_offset: u64,
 }
 
 /// An open archive.
 pub(crate) struct Archive<'a> {
-    zip: zip::ZipArchive<Seekable<'a>>,
     src: Shared<'a>,
     pub entries: Vec<Entry>,
     /// The most bytes one entry may decompress to.
@@ -202,11 +251,13 @@ impl<'a> Archive<'a> {
                 header_start,
                 record_len: (data_start + f.compressed_size()).saturating_sub(header_start),
                 size: f.size(),
+                method: Method::of(f.compression()),
+                crc: f.crc32(),
+                data_offset: data_start.saturating_sub(header_start),
             });
         }
         Ok(Archive {
             duplicate_names: zip.has_duplicate_names(),
-            zip,
             src,
             entries,
             cap: MAX_ENTRY_BYTES,
@@ -219,39 +270,65 @@ impl<'a> Archive<'a> {
 
     /// The decompressed bytes of an entry.
     pub(crate) fn read(&mut self, entry: &Entry) -> Result<Vec<u8>, String> {
-        let f = self
-            .zip
-            .by_index_raw(entry.index)
-            .map_err(|e| format!("cannot read the entry ({e})"))?;
-        let method = Method::of(f.compression());
-        let crc = f.crc32();
-        let declared = f.size();
-        let bytes = decompress(f, method, crc, Some(declared), self.cap)?;
-        // The viewer re-reads an entry from its local record alone (`entry_from_local`), so the
-        // local header must say what the table of contents says: an entry whose local method or
-        // CRC-32 disagrees is refused here too, or it would be scored and then fail to show.
-        let mut local = [0u8; 30];
-        let n = self
-            .src
-            .borrow_mut()
-            .read_at(entry.header_start, &mut local)
-            .unwrap_or(0);
-        let u16_at = |i: usize| u16::from_le_bytes([local[i], local[i + 1]]);
-        let local_crc = u32::from_le_bytes([local[14], local[15], local[16], local[17]]);
-        let descriptor = u16_at(6) & 8 != 0;
-        if n < 30
-            || !local.starts_with(b"PK\x03\x04")
-            || Method::from_u16(u16_at(8)) != method
-            || (!descriptor && local_crc != crc)
-        {
-            return Err(
-                "the entry's local header disagrees with the archive's table of \
-                        contents (compression method or CRC-32): the archive is damaged"
-                    .to_string(),
-            );
-        }
-        Ok(bytes)
+        let record = read_record(&mut |at, buf| self.src.borrow_mut().read_at(at, buf), entry)?;
+        inflate_record(entry, &record, self.cap)
     }
+
+    /// The archive's file, for reading entries from several threads at once
+    /// ([`RandomAccess::concurrent`]); `None` where it cannot be shared.
+    pub(crate) fn with_concurrent<R>(&self, f: impl FnOnce(Option<&dyn ReadAtShared>) -> R) -> R {
+        let src = self.src.borrow();
+        f(src.concurrent())
+    }
+}
+
+/// An entry's local record (local header and compressed data) as it lies in the file.
+pub(crate) fn read_record(
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
+    entry: &Entry,
+) -> Result<Vec<u8>, String> {
+    let len = usize::try_from(entry.record_len)
+        .ok()
+        .filter(|&n| n as u64 <= MAX_ENTRY_BYTES + (1 << 20))
+        .ok_or_else(|| too_large(entry.size.max(entry.record_len), MAX_ENTRY_BYTES))?;
+    let mut record = vec![0u8; len];
+    let n = read_at(entry.header_start, &mut record)
+        .map_err(|e| format!("cannot read the entry ({e})"))?;
+    if n < len {
+        return Err(format!(
+            "the entry is cut short: {n} of its {len} bytes are in the file (a truncated \
+             archive?)"
+        ));
+    }
+    Ok(record)
+}
+
+/// The decompressed bytes of an entry from its local record ([`read_record`]), capped at
+/// `cap` and at the size the table of contents declares, checked against its CRC-32. Touches
+/// nothing but its arguments, so entries inflate on any thread.
+pub(crate) fn inflate_record(entry: &Entry, record: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+    let body = usize::try_from(entry.data_offset)
+        .ok()
+        .and_then(|at| record.get(at..))
+        .unwrap_or_default();
+    let bytes = decompress(body, entry.method, entry.crc, Some(entry.size), cap)?;
+    // The viewer re-reads an entry from its local record alone (`entry_from_local`), so the
+    // local header must say what the table of contents says: an entry whose local method or
+    // CRC-32 disagrees is refused here too, or it would be scored and then fail to show.
+    let u16_at = |i: usize| u16::from_le_bytes([record[i], record[i + 1]]);
+    if record.len() < 30
+        || !record.starts_with(b"PK\x03\x04")
+        || Method::from_u16(u16_at(8)) != entry.method
+        || (u16_at(6) & 8 == 0
+            && u32::from_le_bytes([record[14], record[15], record[16], record[17]]) != entry.crc)
+    {
+        return Err(
+            "the entry's local header disagrees with the archive's table of contents \
+             (compression method or CRC-32): the archive is damaged"
+                .to_string(),
+        );
+    }
+    Ok(bytes)
 }
 
 fn too_large(n: u64, cap: u64) -> String {
