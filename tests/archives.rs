@@ -520,3 +520,67 @@ fn members_are_found_again_for_the_viewer() {
         }
     }
 }
+
+/// A zip read member by member (the browser's way: members inflated elsewhere by
+/// `inflate_member`, handed to `zip_step` in turn, some left to the ingest) gives the corpus
+/// the zip read whole gives, corrupt, bomb, nested and non-run members included.
+#[test]
+fn a_zip_read_step_by_step_reads_as_the_zip_read_whole() {
+    use prefix_exec::ingest::archive::inflate_member;
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    let mut files = Vec::new();
+    for copy in 0..3 {
+        for (name, bytes) in files_of(&top) {
+            files.push((format!("c{copy}/{name}"), bytes));
+        }
+    }
+    let inner: Vec<(String, Vec<u8>)> = files_of(&top)
+        .into_iter()
+        .map(|(n, b)| (format!("inner/{n}"), b))
+        .collect();
+    files.push(("nested.tar.gz".to_string(), gzip(&tar_of(&inner))));
+    files.push(("README.md".to_string(), b"# runs\n".to_vec()));
+    let mut zip = zip_of(&files);
+    let at = zip.len() / 3;
+    zip[at] ^= 0x5a;
+    let options = ImportOptions::default();
+    let text = |c: &Corpus| {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}",
+            c.rollouts, c.diagnostics, c.notes, c.files
+        )
+    };
+    let whole = {
+        let mut ingest = Ingest::new();
+        assert!(ingest.read_container("runs.zip", &options, &mut &zip[..], &mut |_| {}));
+        ingest.finish()
+    };
+    assert!(whole.rollouts.len() > 3, "the members were read");
+    assert!(!whole.diagnostics.is_empty(), "the corrupt member is said");
+    let ways: [(&str, &dyn Fn(usize) -> bool); 3] = [
+        ("all inflated elsewhere", &|_| true),
+        ("none", &|_| false),
+        ("every other", &|k| k % 2 == 0),
+    ];
+    for (way, elsewhere) in ways {
+        let mut ingest = Ingest::new();
+        let mut src: &[u8] = &zip;
+        let mut steps = ingest
+            .begin_zip("runs.zip", &options, &mut src)
+            .expect("a zip container");
+        for k in 0..steps.len() {
+            let inflated = steps.ahead(k).filter(|_| elsewhere(k)).map(|r| {
+                let record = &zip[r.offset as usize..(r.offset + r.len) as usize];
+                inflate_member(&r, record)
+            });
+            ingest.zip_step(&mut steps, &mut src, inflated, &mut |_| {});
+        }
+        ingest.end_zip(steps, &mut src);
+        assert_eq!(text(&ingest.finish()), text(&whole), "{way}");
+    }
+    // Not a zip container: nothing read, the caller reads it as usual.
+    let log = build_zip(&[("header.json", b"{}")], 8, None);
+    assert!(Ingest::new().begin_zip("log.eval", &options, &mut &log[..]).is_none());
+    let tgz = gzip(&tar_of(&inner));
+    assert!(Ingest::new().begin_zip("runs.tar.gz", &options, &mut &tgz[..]).is_none());
+}

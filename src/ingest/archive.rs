@@ -216,6 +216,86 @@ struct ZipMember {
     bomb: bool,
 }
 
+/// A zip's members to read, in name order as a folder's files are read; what is not read is
+/// decided from the table of contents alone (`skipped` counts what is not run data).
+fn zip_plan(name: &str, zip: &Archive<'_>, skipped: &mut u64) -> Vec<ZipMember> {
+    let mut entries = zip.entries.clone();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut members = Vec::new();
+    for entry in entries {
+        if entry.name.ends_with('/') {
+            continue;
+        }
+        let path = clean(&entry.name);
+        if path.is_empty()
+            || hidden(&path)
+            || !(run_data_name(&path) || maybe_container_name(&path))
+        {
+            *skipped += u64::from(!path.is_empty());
+            continue;
+        }
+        let bomb = entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1);
+        members.push(ZipMember {
+            member: format!("{name}/{path}"),
+            entry,
+            bomb,
+        });
+    }
+    members
+}
+
+/// A zip container being read member by member ([`Ingest::begin_zip`]): the caller may
+/// inflate the members [`ZipSteps::ahead`] names elsewhere, with [`inflate_member`], and hands
+/// each to [`Ingest::zip_step`] in turn; [`Ingest::end_zip`] ends it. The corpus is the one
+/// [`Ingest::read_container`] gives.
+pub struct ZipSteps {
+    name: String,
+    options: ImportOptions,
+    members: Vec<ZipMember>,
+    next: usize,
+    skipped: u64,
+    progress: ArchiveProgress,
+    outer: Option<String>,
+}
+
+/// Where one zip member lies in the archive and how it inflates: all a worker needs to inflate
+/// it alone ([`inflate_member`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MemberRecord {
+    /// The byte range of its local record in the archive.
+    pub offset: u64,
+    pub len: u64,
+    entry: Entry,
+}
+
+impl ZipSteps {
+    /// Members to push in all.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Member `k`'s record when it may be inflated ahead, elsewhere: it is to be read (the
+    /// table of contents does not refuse it) and small ([`WHOLE_MEMBER_BYTES`] at most).
+    pub fn ahead(&self, k: usize) -> Option<MemberRecord> {
+        let m = self.members.get(k)?;
+        (!m.bomb && m.entry.size <= WHOLE_MEMBER_BYTES).then(|| MemberRecord {
+            offset: m.entry.header_start,
+            len: m.entry.record_len,
+            entry: m.entry.clone(),
+        })
+    }
+}
+
+/// A member's bytes from its local record (`record.len` bytes at `record.offset`), as
+/// [`Ingest::zip_step`] takes them: capped, CRC-checked, on any thread or worker.
+pub fn inflate_member(record: &MemberRecord, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    inflate_record(&record.entry, bytes, MAX_ENTRY_BYTES)
+}
+
 /// Zip members inflated ahead of the one being pushed (each at most [`WHOLE_MEMBER_BYTES`]).
 const ZIP_AHEAD: usize = 32;
 
@@ -320,15 +400,92 @@ impl Ingest {
             }
         };
         reading.sink.flush(self);
+        self.end_container(name, outer, if read { reading.skipped } else { 0 });
+        read
+    }
+
+    /// The container's reading is over: the outer archive (if any) again, and the note of its
+    /// members that are not run data.
+    fn end_container(&mut self, name: &str, outer: Option<String>, skipped: u64) {
         self.archive = outer;
-        if read && reading.skipped > 0 {
+        if skipped > 0 {
             self.corpus.notes.push(format!(
-                "{name}: {} members that are not run data (code, notebooks, CSV, text, images, \
-                 …) skipped",
-                reading.skipped
+                "{name}: {skipped} members that are not run data (code, notebooks, CSV, text, \
+                 images, …) skipped"
             ));
         }
-        read
+    }
+
+    /// Begins reading a zip container member by member, for a caller that inflates members
+    /// elsewhere (the browser's pool workers; [`ZipSteps`]). `None`, reading nothing, when
+    /// `src` is not a zip container (another kind, or an Inspect log: read it as usual then).
+    pub fn begin_zip(
+        &mut self,
+        name: &str,
+        options: &ImportOptions,
+        src: &mut dyn RandomAccess,
+    ) -> Option<ZipSteps> {
+        let mut head = [0u8; HEAD];
+        let n = src.read_at(0, &mut head).unwrap_or(0);
+        if Container::of(&head[..n]) != Some(Container::Zip) {
+            return None;
+        }
+        let mut skipped = 0;
+        let members = match Archive::open(src) {
+            Ok(zip) if is_inspect_log(&zip) => return None,
+            Ok(zip) => zip_plan(name, &zip, &mut skipped),
+            Err(e) => {
+                self.archive_problem(name, format!("this zip archive cannot be read: {e}"));
+                Vec::new()
+            }
+        };
+        let outer = self.archive.replace(name.to_string());
+        Some(ZipSteps {
+            name: name.to_string(),
+            options: options.clone(),
+            members,
+            next: 0,
+            skipped,
+            progress: ArchiveProgress::default(),
+            outer,
+        })
+    }
+
+    /// Pushes the next member of `steps`: `inflated` its bytes as [`inflate_member`] gave them,
+    /// or `None` to read and inflate it here from `src`.
+    pub fn zip_step(
+        &mut self,
+        steps: &mut ZipSteps,
+        src: &mut dyn RandomAccess,
+        inflated: Option<Result<Vec<u8>, String>>,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) {
+        let Some(m) = steps.members.get(steps.next) else {
+            return;
+        };
+        steps.next += 1;
+        let bytes = (!m.bomb).then(|| {
+            inflated.unwrap_or_else(|| {
+                let record = read_record(&mut |at, buf| src.read_at(at, buf), &m.entry)?;
+                inflate_record(&m.entry, &record, MAX_ENTRY_BYTES)
+            })
+        });
+        let mut reading = Reading {
+            skipped: steps.skipped,
+            progress: steps.progress,
+            sink: &mut InOrder,
+        };
+        self.zip_member(m, bytes, &steps.options, 0, &mut reading, on_progress);
+        steps.skipped = reading.skipped;
+        steps.progress = reading.progress;
+    }
+
+    /// Ends reading `steps` (pushing what was not pushed yet, read here from `src`).
+    pub fn end_zip(&mut self, mut steps: ZipSteps, src: &mut dyn RandomAccess) {
+        while steps.next < steps.members.len() {
+            self.zip_step(&mut steps, src, None, &mut |_| {});
+        }
+        self.end_container(&steps.name, steps.outer, steps.skipped);
     }
 
     /// A problem of the archive or a member, said after the members before it were pushed (so
@@ -371,31 +528,7 @@ impl Ingest {
             return false;
         }
         zip.cap = MAX_ENTRY_BYTES;
-        // In name order, as a folder's files are read; what is not read is decided from the
-        // table of contents alone.
-        let mut entries = zip.entries.clone();
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut members = Vec::new();
-        for entry in entries {
-            if entry.name.ends_with('/') {
-                continue;
-            }
-            let path = clean(&entry.name);
-            if path.is_empty()
-                || hidden(&path)
-                || !(run_data_name(&path) || maybe_container_name(&path))
-            {
-                reading.skipped += u64::from(!path.is_empty());
-                continue;
-            }
-            let member = format!("{name}/{path}");
-            let bomb = entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1);
-            members.push(ZipMember {
-                member,
-                entry,
-                bomb,
-            });
-        }
+        let members = zip_plan(name, &zip, &mut reading.skipped);
         // Members are independent: natively their records are read and inflated on the
         // thread pool, a window ahead of this thread, which pushes each in the archive's order
         // (so the corpus is the one-thread corpus); large members are inflated here, in turn.
@@ -611,7 +744,7 @@ impl Ingest {
                 reading.sink.flush(self);
                 let member = without_compression_suffix(name);
                 let id = self.begin_file_with(&member, options.clone());
-                if let Err(e) = self.pump(id, &mut whole, reading) {
+                if let Err(e) = self.pump(id, &mut whole, reading, on_progress) {
                     self.problem(
                         reading,
                         name,
@@ -632,7 +765,15 @@ impl Ingest {
     }
 
     /// Pushes a stream into file `id` in 1 MiB chunks.
-    fn pump(&mut self, id: FileId, src: &mut dyn Read, reading: &mut Reading) -> io::Result<()> {
+    /// Pushes a stream into file `id` in 1 MiB chunks (progress after each: a compressed
+    /// file of gigabytes is one member).
+    fn pump(
+        &mut self,
+        id: FileId,
+        src: &mut dyn Read,
+        reading: &mut Reading,
+        on_progress: &mut dyn FnMut(ArchiveProgress),
+    ) -> io::Result<()> {
         let mut buf = vec![0u8; 1 << 20];
         loop {
             let n = read_full(src, &mut buf)?;
@@ -641,6 +782,7 @@ impl Ingest {
             }
             reading.progress.decompressed += n as u64;
             self.push(id, &buf[..n]);
+            on_progress(reading.progress);
         }
     }
 
@@ -713,7 +855,7 @@ impl Ingest {
             } else if run_data_name(&path) {
                 reading.sink.flush(self);
                 let id = self.begin_file_with(&member, options.clone());
-                let r = self.pump(id, &mut entry, reading);
+                let r = self.pump(id, &mut entry, reading, on_progress);
                 self.end_file(id);
                 reading.progress.members += 1;
                 r

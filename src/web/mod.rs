@@ -11,6 +11,7 @@
 pub mod app;
 pub mod download;
 pub mod folders;
+pub mod inflate;
 pub mod pool;
 pub mod protocol;
 pub mod site;

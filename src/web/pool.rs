@@ -200,11 +200,7 @@ pub async fn run_bootstrap(
     progress: Box<dyn FnMut(Progress)>,
 ) -> Result<Vec<Vec<f64>>, String> {
     let jobs = plan.jobs();
-    let id = NEXT_RUN.with(|n| {
-        let mut n = n.borrow_mut();
-        *n += 1;
-        *n
-    });
+    let id = next_run();
     // The per-task tables, once per pool worker.
     // What each block's chunks resample: the block itself, or its copy widened by the
     // shared-task columns of cross-condition pairs.
@@ -351,9 +347,13 @@ fn on_member_message(index: usize, event: MessageEvent) {
             }
         }
         Ok(PoolReply::PoolPrepared { run, piece }) => piece_back(index, run, piece, &data),
+        Ok(PoolReply::PoolInflated { run, batch, errors }) => {
+            super::inflate::batch_back(index, run, batch, errors, &data)
+        }
         Ok(PoolReply::Failed { message }) => {
             // A worker that failed (its panic hook reports a bug) answers nothing more.
             break_parse();
+            super::inflate::break_run();
             fail(format!("pool worker {}: {message}", index + 1))
         }
         _ => {} // Ready and the like
@@ -374,11 +374,7 @@ impl ParseRun {
         if members < 2 || from == 0 || to <= from || piece == 0 {
             return None;
         }
-        let id = NEXT_RUN.with(|n| {
-            let mut n = n.borrow_mut();
-            *n += 1;
-            *n
-        });
+        let id = next_run();
         PARSE.with(|p| {
             *p.borrow_mut() = Some(Parse {
                 id,
@@ -591,6 +587,24 @@ pub fn prepare_piece(
         }
         None => (PreparedLines::default().encode(), None),
     }
+}
+
+/// A new run's id (bootstrap, parse and inflate runs share the numbering).
+pub(super) fn next_run() -> u32 {
+    NEXT_RUN.with(|n| {
+        let mut n = n.borrow_mut();
+        *n += 1;
+        *n
+    })
+}
+
+/// Sends `msg` to pool worker `index`, `value` beside it as `key`.
+pub(super) fn send_to(index: usize, msg: &ToWorker, key: &str, value: &JsValue) {
+    MEMBERS.with(|m| {
+        if let Some(member) = m.borrow().get(index) {
+            send(&member.worker, msg, key, value);
+        }
+    });
 }
 
 /// Ends the current run with an error.

@@ -132,6 +132,13 @@ pub enum ToWorker {
         from: u64,
         to: u64,
     },
+    /// Pool worker: read and inflate the zip members `records` (member index, record) of the
+    /// file sent beside the message as `file`; batch `batch` of inflate run `run`.
+    PoolInflate {
+        run: u32,
+        batch: usize,
+        records: Vec<(usize, crate::ingest::archive::MemberRecord)>,
+    },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -149,6 +156,19 @@ pub struct PoolBlock {
     pub width: usize,
 }
 
+/// How far reading one archive has come (`ingest::archive::ArchiveProgress`, named).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArchiveRead {
+    pub name: String,
+    /// Members read (run data).
+    pub members: u64,
+    /// Bytes of the archive read, of `size`.
+    pub read: u64,
+    pub size: u64,
+    /// Bytes its members decompressed to.
+    pub decompressed: u64,
+}
+
 /// Worker → page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -164,6 +184,9 @@ pub enum FromWorker {
         /// While reading: files read and files in all (a folder of thousands of small files).
         #[serde(default)]
         files: [u64; 2],
+        /// While reading an archive or compressed file: how far into it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        archive: Option<ArchiveRead>,
     },
     /// The report, as the exact JSON text `prefix-exec score --json` writes.
     Report {
@@ -218,6 +241,14 @@ pub enum FromWorker {
         run: u32,
         piece: usize,
     },
+    /// Pool worker → coordinator: batch `batch` of inflate run `run`, each member's bytes a
+    /// `Uint8Array` of the message's `members` array (moved), in order; `errors[i]` says why
+    /// member `i` could not be (its array is then empty).
+    PoolInflated {
+        run: u32,
+        batch: usize,
+        errors: Vec<Option<String>>,
+    },
     /// The site zip is in the message's `zip` field.
     Site {
         job: u32,
@@ -244,6 +275,11 @@ pub enum PoolReply {
     PoolPrepared {
         run: u32,
         piece: usize,
+    },
+    PoolInflated {
+        run: u32,
+        batch: usize,
+        errors: Vec<Option<String>>,
     },
     Failed {
         message: String,

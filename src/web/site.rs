@@ -171,6 +171,7 @@ async fn open_site(session: Session, manifest: SiteManifest) {
         done: 0,
         total: manifest.data.iter().map(|d| d.bytes).sum(),
         files: [0, manifest.data.len() as u64],
+        archive: None,
     });
     let mut files = Vec::new();
     let mut warnings = Vec::new();

@@ -56,6 +56,8 @@ pub enum Status {
         total: u64,
         /// Files read and files in all, while reading.
         files: [u64; 2],
+        /// The archive being read, if one is.
+        archive: Option<super::protocol::ArchiveRead>,
     },
     Ready {
         compute_ms: f64,
@@ -537,6 +539,7 @@ impl Session {
                 .files
                 .with_untracked(|f| f.iter().map(|e| e.size.unwrap_or(0.0) as u64).sum()),
             files: [0, files.len() as u64],
+            archive: None,
         });
         let options = self.files.with_untracked(|f| {
             // Files and handles are added and removed together, so the orders agree.
@@ -729,11 +732,13 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             done,
             total,
             files,
+            archive,
         } if job == current => results.status.set(Status::Computing {
             phase,
             done,
             total,
             files,
+            archive,
         }),
         FromWorker::Report {
             job,

@@ -517,6 +517,21 @@ fn on_message(event: MessageEvent) {
                 Some(&transfer),
             );
         }
+        ToWorker::PoolInflate {
+            run,
+            batch,
+            records,
+        } => {
+            let file = js_sys::Reflect::get(&data, &"file".into())
+                .ok()
+                .filter(|f| f.is_instance_of::<File>())
+                .map(|f| f.unchecked_into::<File>());
+            if let Some(file) = file {
+                let (msg, members, transfer) =
+                    super::inflate::inflate_batch(&file, run, batch, &records);
+                post_with(&msg, &[("members", &members)], Some(&transfer));
+            }
+        }
         ToWorker::CheckRules { text } => {
             let result = crate::label::LabelSettings::parse_user_rules(&text);
             post(&FromWorker::RulesChecked { text, result });
@@ -596,6 +611,8 @@ struct Reading {
     files: usize,
     /// When the last message went.
     last: f64,
+    /// The archive being read, if one is.
+    archive: Option<super::protocol::ArchiveRead>,
 }
 
 impl Reading {
@@ -614,6 +631,7 @@ impl Reading {
             done,
             total,
             files: [files_read as u64, self.files as u64],
+            archive: self.archive.clone(),
         });
     }
 }
@@ -645,6 +663,7 @@ async fn compute(
         total,
         files: names.len(),
         last: 0.0,
+        archive: None,
     };
     let mut done = 0.0;
     let mut ingest = Ingest::new();
@@ -688,15 +707,70 @@ async fn compute(
             reading.report(done, i + 1);
             continue;
         }
+        if is_container(file, &reader) && super::pool::size() >= 2 {
+            // A zip container: its members inflated by the pool workers, pushed here in order.
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            if let Some(mut steps) = ingest.begin_zip(&name, &file_options, &mut access) {
+                let records = (0..steps.len()).map(|k| steps.ahead(k)).collect();
+                let run = super::inflate::InflateRun::start(file, records);
+                for k in 0..steps.len() {
+                    let inflated = match &run {
+                        Some(run) => run.take(k).await,
+                        None => None,
+                    };
+                    let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
+                        reading.archive = Some(super::protocol::ArchiveRead {
+                            name: name.clone(),
+                            members: p.members,
+                            read: p.read,
+                            size: size as u64,
+                            decompressed: p.decompressed,
+                        });
+                        reading.report(done + p.read as f64, i);
+                    };
+                    ingest.zip_step(&mut steps, &mut access, inflated, &mut on_archive);
+                }
+                drop(run);
+                ingest.end_zip(steps, &mut access);
+                reading.archive = None;
+                done += size;
+                reading.report(done, i + 1);
+                continue;
+            }
+        }
         if is_container(file, &reader) {
             let mut access = FileAccess {
                 file,
                 reader: &reader,
             };
-            let mut on_read = |read: u64| reading.report(done + read as f64, i);
+            // Bytes read (the bar) and members read (the line under it) come from two places:
+            // the file's reads and the archive's members.
+            let shared = std::cell::RefCell::new(&mut reading);
+            let read = std::cell::Cell::new(0u64);
+            let mut on_read = |n: u64| {
+                read.set(n);
+                shared.borrow_mut().report(done + n as f64, i);
+            };
+            let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
+                let mut r = shared.borrow_mut();
+                r.archive = Some(super::protocol::ArchiveRead {
+                    name: name.clone(),
+                    members: p.members,
+                    read: read.get(),
+                    size: size as u64,
+                    decompressed: p.decompressed,
+                });
+                r.report(done + read.get() as f64, i);
+            };
             let mut progressing =
                 crate::formats::inspect::Progressing::new(&mut access, &mut on_read);
-            if ingest.read_container(&name, &file_options, &mut progressing, &mut |_| {}) {
+            let was =
+                ingest.read_container(&name, &file_options, &mut progressing, &mut on_archive);
+            reading.archive = None;
+            if was {
                 done += size;
                 reading.report(done, i + 1);
                 continue;

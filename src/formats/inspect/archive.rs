@@ -196,10 +196,9 @@ impl Seek for Seekable<'_> {
 }
 
 /// One entry of the archive, as the central directory describes it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Entry {
     pub name: String,
-    index: usize,
     /// Offset of the entry's local header, and the length from there to its data's end (what a
     /// viewer re-reads, [`entry_from_local`]).
     pub header_start: u64,
@@ -247,7 +246,6 @@ impl<'a> Archive<'a> {
             };
             entries.push(Entry {
                 name: f.name().map(|n| n.into_owned()).unwrap_or_default(),
-                index,
                 header_start,
                 record_len: (data_start + f.compressed_size()).saturating_sub(header_start),
                 size: f.size(),
@@ -346,7 +344,7 @@ fn too_large(n: u64, cap: u64) -> String {
 }
 
 /// The compression methods Inspect writes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Method {
     Stored,
     Deflate,

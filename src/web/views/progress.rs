@@ -22,6 +22,7 @@ pub fn ProgressBar() -> impl IntoView {
             done,
             total,
             files: [read, all],
+            ..
         } if total > 0 || all > 0 => {
             // Parsing is the first half of the bar, the bootstrap the second; files are read
             // counted in bytes, or in files where the total size is not asked.
@@ -45,7 +46,11 @@ pub fn ProgressBar() -> impl IntoView {
             done,
             total,
             files: [read, all],
+            archive,
         } if phase == "parse" => {
+            if let Some(a) = archive {
+                return archive_text(&a);
+            }
             let mb = if total > 0 {
                 format!("{:.1} of {:.1} MB", done as f64 / 1e6, total as f64 / 1e6)
             } else {
@@ -95,4 +100,16 @@ pub fn ProgressBar() -> impl IntoView {
             </Show>
         </div>
     }
+}
+
+/// "Reading runs.tar.gz: 1,204 members, 40.1 of 126.0 MB read, 812.3 MB decompressed".
+fn archive_text(a: &crate::web::protocol::ArchiveRead) -> String {
+    let name = a.name.rsplit('/').next().unwrap_or(&a.name);
+    format!(
+        "Reading {name}: {} members, {:.1} of {:.1} MB read, {:.1} MB decompressed",
+        a.members,
+        a.read as f64 / 1e6,
+        a.size as f64 / 1e6,
+        a.decompressed as f64 / 1e6
+    )
 }
