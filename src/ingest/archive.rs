@@ -234,7 +234,7 @@ fn zip_plan(name: &str, zip: &Archive<'_>, skipped: &mut u64) -> Vec<ZipMember> 
             *skipped += u64::from(!path.is_empty());
             continue;
         }
-        let bomb = entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.record_len.max(1);
+        let bomb = entry.size > RATIO_FROM && entry.size > MAX_RATIO * entry.compressed_size.max(1);
         members.push(ZipMember {
             member: format!("{name}/{path}"),
             entry,
@@ -259,7 +259,8 @@ pub struct ZipSteps {
 }
 
 /// Where one zip member lies in the archive and how it inflates: all a worker needs to inflate
-/// it alone ([`inflate_member`]).
+/// it alone ([`inflate_member`]). `offset..offset + len` is the record as the table of contents
+/// suggests it (a longer local header is read on).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MemberRecord {
     /// The byte range of its local record in the archive.
@@ -284,16 +285,20 @@ impl ZipSteps {
         let m = self.members.get(k)?;
         (!m.bomb && m.entry.size <= WHOLE_MEMBER_BYTES).then(|| MemberRecord {
             offset: m.entry.header_start,
-            len: m.entry.record_len,
+            len: m.entry.record_guess(),
             entry: m.entry.clone(),
         })
     }
 }
 
-/// A member's bytes from its local record (`record.len` bytes at `record.offset`), as
-/// [`Ingest::zip_step`] takes them: capped, CRC-checked, on any thread or worker.
-pub fn inflate_member(record: &MemberRecord, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    inflate_record(&record.entry, bytes, MAX_ENTRY_BYTES)
+/// A member's bytes, its record read through `read_at` (offset, buffer → bytes read) from the
+/// archive: capped and CRC-checked as [`Ingest::zip_step`] would, on any thread or worker.
+pub fn inflate_member(
+    record: &MemberRecord,
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
+) -> Result<Vec<u8>, String> {
+    let bytes = read_record(read_at, &record.entry)?;
+    inflate_record(&record.entry, &bytes, MAX_ENTRY_BYTES)
 }
 
 /// Zip members inflated ahead of the one being pushed (each at most [`WHOLE_MEMBER_BYTES`]).
@@ -597,7 +602,7 @@ impl Ingest {
             ),
         }
         if depth == 0 {
-            reading.progress.read += m.entry.record_len;
+            reading.progress.read += m.entry.record_guess();
         }
         on_progress(reading.progress);
     }

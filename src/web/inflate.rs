@@ -263,26 +263,28 @@ pub fn inflate_batch(
     let transfer = js_sys::Array::new();
     let mut errors = Vec::with_capacity(records.len());
     for (_, record) in records {
-        let read = || -> Result<Vec<u8>, String> {
-            let cannot = || format!("cannot read {} (was it moved or deleted?)", file.name());
+        let cannot = || {
+            std::io::Error::other(format!(
+                "cannot read {} (was it moved or deleted?)",
+                file.name()
+            ))
+        };
+        let mut read_at = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
             let reader = reader.as_ref().ok_or_else(cannot)?;
-            let end = record.offset + record.len;
+            let end = (offset + buf.len() as u64).min(file.size() as u64);
+            if offset >= end {
+                return Ok(0);
+            }
             let blob = file
-                .slice_with_f64_and_f64(record.offset as f64, end as f64)
+                .slice_with_f64_and_f64(offset as f64, end as f64)
                 .map_err(|_| cannot())?;
             let buffer = reader.read_as_array_buffer(&blob).map_err(|_| cannot())?;
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            if (bytes.len() as u64) < record.len {
-                return Err(format!(
-                    "the entry is cut short: {} of its {} bytes are in the file (a truncated \
-                     archive?)",
-                    bytes.len(),
-                    record.len
-                ));
-            }
-            inflate_member(record, &bytes)
+            let array = js_sys::Uint8Array::new(&buffer);
+            let n = array.length() as usize;
+            array.copy_to(&mut buf[..n]);
+            Ok(n)
         };
-        match read() {
+        match inflate_member(record, &mut read_at) {
             Ok(bytes) => {
                 let array = js_sys::Uint8Array::from(&bytes[..]);
                 transfer.push(&array.buffer());

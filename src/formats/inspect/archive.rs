@@ -195,21 +195,34 @@ impl Seek for Seekable<'_> {
     }
 }
 
+/// The local extra field's length guessed before reading it (timestamps, Unix ids: tens of
+/// bytes); a record is read in one piece unless its local header is longer.
+const EXTRA_GUESS: u64 = 64;
+
 /// One entry of the archive, as the central directory describes it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Entry {
     pub name: String,
-    /// Offset of the entry's local header, and the length from there to its data's end (what a
-    /// viewer re-reads, [`entry_from_local`]).
+    /// Offset of the entry's local header (its record: the local header, then the data).
     pub header_start: u64,
-    pub record_len: u64,
+    pub compressed_size: u64,
     pub size: u64,
     /// The compression method and CRC-32 the table of contents gives (the local header must
     /// agree).
     method: Method,
     crc: u32,
-    /// Where the compressed data starts in the record.
-    data_offset: u64,
+    /// The local header's length if it repeats the central one's name and has an extra field
+    /// of at most [`EXTRA_GUESS`] bytes (it usually does; [`read_record`] reads on when not).
+    header_guess: u64,
+}
+
+impl Entry {
+    /// The record's length as the table of contents suggests it (see `header_guess`): what
+    /// to read of the file for this entry, and a measure of how far reading has come. The
+    /// exact length is the record [`read_record`] returns.
+    pub(crate) fn record_guess(&self) -> u64 {
+        self.header_guess.saturating_add(self.compressed_size)
+    }
 }
 
 /// An open archive.
@@ -233,25 +246,25 @@ impl<'a> Archive<'a> {
             block: Vec::new(),
             block_at: 0,
         };
-        let mut zip = zip::ZipArchive::new(seekable).map_err(|e| {
+        let zip = zip::ZipArchive::new(seekable).map_err(|e| {
             format!("not a readable zip archive ({e}); is it truncated or damaged?")
         })?;
+        // The table of contents alone: no local header is read until its entry is (a browser
+        // reads a `File` slice per read, and an archive of a folder has thousands of entries).
         let mut entries = Vec::with_capacity(zip.len());
         for index in 0..zip.len() {
-            let Ok(f) = zip.by_index_raw(index) else {
+            let Ok(f) = zip.by_index_data(index) else {
                 continue;
             };
-            let (Some(data_start), header_start) = (f.data_start(), f.header_start()) else {
-                continue;
-            };
+            let name_len = f.name_raw().len() as u64;
             entries.push(Entry {
                 name: f.name().map(|n| n.into_owned()).unwrap_or_default(),
-                header_start,
-                record_len: (data_start + f.compressed_size()).saturating_sub(header_start),
+                header_start: f.header_start(),
+                compressed_size: f.compressed_size(),
                 size: f.size(),
                 method: Method::of(f.compression()),
                 crc: f.crc32(),
-                data_offset: data_start.saturating_sub(header_start),
+                header_guess: 30 + name_len + EXTRA_GUESS,
             });
         }
         Ok(Archive {
@@ -268,8 +281,15 @@ impl<'a> Archive<'a> {
 
     /// The decompressed bytes of an entry.
     pub(crate) fn read(&mut self, entry: &Entry) -> Result<Vec<u8>, String> {
+        self.read_located(entry).map(|(bytes, _)| bytes)
+    }
+
+    /// The decompressed bytes of an entry, and its record's length in the file (what a viewer
+    /// re-reads from [`Entry::header_start`], [`entry_from_local`]).
+    pub(crate) fn read_located(&mut self, entry: &Entry) -> Result<(Vec<u8>, u64), String> {
         let record = read_record(&mut |at, buf| self.src.borrow_mut().read_at(at, buf), entry)?;
-        inflate_record(entry, &record, self.cap)
+        let bytes = inflate_record(entry, &record, self.cap)?;
+        Ok((bytes, record.len() as u64))
     }
 
     /// The archive's file, for reading entries from several threads at once
@@ -280,24 +300,45 @@ impl<'a> Archive<'a> {
     }
 }
 
-/// An entry's local record (local header and compressed data) as it lies in the file.
+/// An entry's local record (local header and compressed data) as it lies in the file: read as
+/// the table of contents suggests ([`Entry::record_guess`]), then on if the local header is
+/// longer.
 pub(crate) fn read_record(
     read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
     entry: &Entry,
 ) -> Result<Vec<u8>, String> {
-    let len = usize::try_from(entry.record_len)
-        .ok()
-        .filter(|&n| n as u64 <= MAX_ENTRY_BYTES + (1 << 20))
-        .ok_or_else(|| too_large(entry.size.max(entry.record_len), MAX_ENTRY_BYTES))?;
-    let mut record = vec![0u8; len];
-    let n = read_at(entry.header_start, &mut record)
-        .map_err(|e| format!("cannot read the entry ({e})"))?;
-    if n < len {
+    let limit = MAX_ENTRY_BYTES + (1 << 20);
+    let fits = |n: u64| usize::try_from(n).ok().filter(|&n| n as u64 <= limit);
+    let too_big = || too_large(entry.size.max(entry.compressed_size), MAX_ENTRY_BYTES);
+    let guess = fits(entry.record_guess()).ok_or_else(too_big)?;
+    let mut record = vec![0u8; guess];
+    let mut read = |at: u64, buf: &mut [u8]| {
+        read_at(at, buf).map_err(|e| format!("cannot read the entry ({e})"))
+    };
+    let n = read(entry.header_start, &mut record)?;
+    record.truncate(n);
+    let u16_at = |r: &[u8], i: usize| u64::from(u16::from_le_bytes([r[i], r[i + 1]]));
+    // A record that does not start with a local header is refused when it is inflated.
+    let len = if record.len() >= 30 && record.starts_with(b"PK\x03\x04") {
+        fits(30 + u16_at(&record, 26) + u16_at(&record, 28) + entry.compressed_size)
+            .ok_or_else(too_big)?
+    } else {
+        guess
+    };
+    if len > record.len() && n == guess {
+        let have = record.len();
+        record.resize(len, 0);
+        let more = read(entry.header_start + have as u64, &mut record[have..])?;
+        record.truncate(have + more);
+    }
+    if record.len() < len {
         return Err(format!(
-            "the entry is cut short: {n} of its {len} bytes are in the file (a truncated \
-             archive?)"
+            "the entry is cut short: {} of its {len} bytes are in the file (a truncated \
+             archive?)",
+            record.len()
         ));
     }
+    record.truncate(len);
     Ok(record)
 }
 
@@ -305,10 +346,13 @@ pub(crate) fn read_record(
 /// `cap` and at the size the table of contents declares, checked against its CRC-32. Touches
 /// nothing but its arguments, so entries inflate on any thread.
 pub(crate) fn inflate_record(entry: &Entry, record: &[u8], cap: u64) -> Result<Vec<u8>, String> {
-    let body = usize::try_from(entry.data_offset)
-        .ok()
-        .and_then(|at| record.get(at..))
-        .unwrap_or_default();
+    let data = if record.len() >= 30 {
+        30 + usize::from(u16::from_le_bytes([record[26], record[27]]))
+            + usize::from(u16::from_le_bytes([record[28], record[29]]))
+    } else {
+        record.len()
+    };
+    let body = record.get(data..).unwrap_or_default();
     let bytes = decompress(body, entry.method, entry.crc, Some(entry.size), cap)?;
     // The viewer re-reads an entry from its local record alone (`entry_from_local`), so the
     // local header must say what the table of contents says: an entry whose local method or

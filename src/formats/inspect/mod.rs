@@ -577,14 +577,16 @@ pub(crate) fn read_archive(
         if !rest.ends_with(".json") {
             continue;
         }
-        let place = Place {
-            line: i as u64 + 1,
-            offset: entry.header_start,
-            len: entry.record_len,
-        };
-        match zip.read(&entry) {
-            Ok(bytes) => reader.sample(bytes, place, sink),
-            Err(e) => sink.note(Some(place.line), format!("{}: {e}", entry.name), true),
+        match zip.read_located(&entry) {
+            Ok((bytes, len)) => {
+                let place = Place {
+                    line: i as u64 + 1,
+                    offset: entry.header_start,
+                    len,
+                };
+                reader.sample(bytes, place, sink)
+            }
+            Err(e) => sink.note(Some(i as u64 + 1), format!("{}: {e}", entry.name), true),
         }
     }
     if zip.duplicate_names {
