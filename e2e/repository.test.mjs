@@ -99,3 +99,24 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
   }
   await assertHealthy();
 });
+
+// A zip bigger than one read (4 MiB): its members are inflated by the pool workers and pushed in
+// order by the scoring worker; the report is the CLI's on the folder it holds.
+test('a big zip of released runs, inflated by the pool: the folder\'s report', { timeout: 600_000 }, async (t) => {
+  const shared = path.join(ROOT, '..', 'shared', 'data', 'released-runs');
+  if (!fs.existsSync(path.join(shared, 'toolsandbox'))) return t.skip('../shared/data/released-runs is not here');
+  const dir = await tempDir(t);
+  const zip = path.join(dir, 'toolsandbox.zip');
+  execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])', zip.slice(0, -4), shared, 'toolsandbox']);
+  assert.ok(fs.statSync(zip).size > 4 * 1024 * 1024, 'more than one read, so the pool inflates it');
+  const folder = JSON.parse(cliReportBytes(['toolsandbox'], { cwd: shared, bootstrap: 200, seed: 0 }).toString('utf8'));
+  const { page, assertHealthy } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', 200);
+  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(zip), 300_000);
+  const r = await report(page);
+  assert.ok(r.conditions.length >= 4, JSON.stringify(r.conditions.map((c) => c.model)));
+  assert.deepEqual(r.conditions, folder.conditions);
+  assert.deepEqual(r.paired, folder.paired);
+  assert.deepEqual(r.ranks, folder.ranks);
+  await assertHealthy();
+});

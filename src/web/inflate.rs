@@ -17,14 +17,16 @@ use wasm_bindgen::JsCast;
 use super::protocol::{FromWorker, ToWorker};
 use crate::ingest::archive::{inflate_member, MemberRecord};
 
-/// Batches a pool worker holds at once.
-const BATCHES_IN_FLIGHT: usize = 2;
-/// Members per batch, and the most bytes they may inflate to together.
-const BATCH_MEMBERS: usize = 32;
+/// Batches a pool worker holds at once (its reads overlap its inflating).
+const BATCHES_IN_FLIGHT: usize = 3;
+/// Members per batch, and the most compressed bytes they may hold together.
+const BATCH_MEMBERS: usize = 64;
 const BATCH_BYTES: u64 = 4 << 20;
-/// Members inflated (or inflating) ahead of the one the coordinator takes: with members of at
-/// most 1 MiB, at most this many MiB wait.
-const AHEAD: usize = 256;
+/// Members inflated (or inflating) ahead of the one the coordinator takes (each at most 1 MiB
+/// inflated: `ZipSteps::ahead`).
+const AHEAD: usize = 1024;
+/// Records that lie at most this far apart in the file are read as one slice.
+const GAP: u64 = 64 << 10;
 
 struct Inflate {
     id: u32,
@@ -251,27 +253,80 @@ pub fn break_run() {
 }
 
 /// On a pool worker: each record of `file` read and inflated; the message to send back, with
-/// the bytes (moved) and the transfer list.
-pub fn inflate_batch(
+/// the bytes (moved) and the transfer list. The records are asked for all at once
+/// (`Blob.arrayBuffer`, answered as the browser reads them): one read after the other, each a
+/// round trip to the browser's process, cost more than the inflation.
+pub async fn inflate_batch(
     file: &web_sys::File,
     run: u32,
     batch: usize,
     records: &[(usize, MemberRecord)],
 ) -> (FromWorker, js_sys::Array, js_sys::Array) {
+    let size = file.size() as u64;
+    // Records near each other in the file (a folder's files are stored together) in one read.
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by_key(|&j| records[j].1.offset);
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    let mut span_of = vec![0; records.len()];
+    for j in order {
+        let r = &records[j].1;
+        let (start, end) = (r.offset.min(size), (r.offset + r.len).min(size));
+        match spans.last_mut() {
+            Some(last) if start <= last.1 + GAP => last.1 = last.1.max(end),
+            _ => spans.push((start, end)),
+        }
+        span_of[j] = spans.len() - 1;
+    }
+    let reads = js_sys::Array::new();
+    for &(start, end) in &spans {
+        let read = file
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map(|blob| JsValue::from(blob.array_buffer()))
+            .unwrap_or_else(|_| js_sys::Promise::reject(&JsValue::NULL).into());
+        reads.push(&read);
+    }
+    // Each read settles on its own: a record whose read failed is read again below, alone.
+    let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all_settled(&reads))
+        .await
+        .map(|v| js_sys::Array::from(&v))
+        .unwrap_or_default();
+    let spans_read: Vec<Option<Vec<u8>>> = (0..spans.len())
+        .map(|i| {
+            js_sys::Reflect::get(&settled.get(i as u32), &"value".into())
+                .ok()
+                .filter(|v| v.is_instance_of::<js_sys::ArrayBuffer>())
+                .map(|v| js_sys::Uint8Array::new(&v).to_vec())
+        })
+        .collect();
     let reader = web_sys::FileReaderSync::new().ok();
     let members = js_sys::Array::new();
     let transfer = js_sys::Array::new();
     let mut errors = Vec::with_capacity(records.len());
-    for (_, record) in records {
+    for (j, (_, record)) in records.iter().enumerate() {
+        let span = span_of[j];
+        let first: Option<&[u8]> = spans_read[span].as_deref().and_then(|bytes| {
+            let from = (record.offset.min(size) - spans[span].0) as usize;
+            let to = ((record.offset + record.len).min(size) - spans[span].0) as usize;
+            bytes.get(from..to)
+        });
         let cannot = || {
             std::io::Error::other(format!(
                 "cannot read {} (was it moved or deleted?)",
                 file.name()
             ))
         };
+        // The record as read ahead, and the rest (a longer local header, a failed read) read
+        // here.
         let mut read_at = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+            if let Some(first) = first.filter(|_| offset == record.offset) {
+                let n = buf.len().min(first.len());
+                buf[..n].copy_from_slice(&first[..n]);
+                if n == buf.len() || n < record.len as usize {
+                    return Ok(n);
+                }
+            }
             let reader = reader.as_ref().ok_or_else(cannot)?;
-            let end = (offset + buf.len() as u64).min(file.size() as u64);
+            let end = (offset + buf.len() as u64).min(size);
             if offset >= end {
                 return Ok(0);
             }

@@ -527,9 +527,11 @@ fn on_message(event: MessageEvent) {
                 .filter(|f| f.is_instance_of::<File>())
                 .map(|f| f.unchecked_into::<File>());
             if let Some(file) = file {
-                let (msg, members, transfer) =
-                    super::inflate::inflate_batch(&file, run, batch, &records);
-                post_with(&msg, &[("members", &members)], Some(&transfer));
+                wasm_bindgen_futures::spawn_local(async move {
+                    let (msg, members, transfer) =
+                        super::inflate::inflate_batch(&file, run, batch, &records).await;
+                    post_with(&msg, &[("members", &members)], Some(&transfer));
+                });
             }
         }
         ToWorker::CheckRules { text } => {
