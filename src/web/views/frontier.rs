@@ -85,6 +85,11 @@ pub fn Frontier() -> impl IntoView {
     view! {
         <section class="frontier" data-testid="frontier">
             <h3>"Cost frontier"</h3>
+            {move || {
+                report().is_some_and(|r| r.pareto.is_empty()).then(|| {
+                    view! { <p class="hint" data-testid="frontier-none">"No frontier: no rollout here carries a cost (tokens, latency_s, usd)."</p> }
+                })
+            }}
             {choice}
             <p class="hint">
                 "One point per condition: its mean cost per rollout (over the rollouts that report the field; a condition without it has no point) against the metric, the whisker its bootstrap interval. A condition is on the frontier (larger, vermillion, joined by the staircase) when no other condition of the dataset costs no more and scores no less, one of the two strictly."
