@@ -138,7 +138,7 @@ if (wanted('ranks')) {
     await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-ranks.png'), fullPage: true });
     console.log('wrote docs/screenshot-ranks.png');
     await p.getByTestId('tab-cost').click();
-    await p.getByTestId('cost-field').selectOption('usd');
+    await p.getByTestId('cost-field').selectOption('tokens');
     await p.getByTestId('frontier').scrollIntoViewIfNeeded();
     await p.waitForTimeout(600);
     await p.getByTestId('frontier').screenshot({ path: path.join(ROOT, 'docs', 'screenshot-frontier.png') });
