@@ -208,3 +208,32 @@ fn no_cost_no_frontier_and_one_condition_is_on_its_own() {
         assert!(e.conditions[0].pareto);
     }
 }
+
+#[test]
+fn a_wide_cost_range_is_drawn_on_a_log_axis() {
+    use prefix_exec::plot::frontier::{log_cost_axis, FrontierPoint};
+    let point = |cost: f64| FrontierPoint {
+        label: "x".into(),
+        cost,
+        value: 0.5,
+        ci: None,
+        pareto: true,
+    };
+    // The tau2 airline runs by USD: 0.0006 to 0.29 a rollout.
+    let usd: Vec<FrontierPoint> = [0.000632, 0.001046, 0.001102, 0.289].map(point).to_vec();
+    assert!(log_cost_axis(&usd));
+    // Their tokens: 44k to 81k; a zero cost; a single condition.
+    assert!(!log_cost_axis(&[44_197.0, 80_671.0].map(point)));
+    assert!(!log_cost_axis(&[0.0, 5.0].map(point)));
+    assert!(!log_cost_axis(&[3.0].map(point)));
+    let plot = FrontierPlot {
+        title: "d".into(),
+        x_title: "usd".into(),
+        y_title: "TER".into(),
+        points: usd,
+        dark: false,
+    };
+    let a = svg((620, 400), |root| draw_frontier(root, &plot).unwrap());
+    assert!(a.contains("(log scale)"));
+    assert_eq!(a.matches("<circle").count(), 4);
+}

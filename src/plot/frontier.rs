@@ -59,10 +59,40 @@ pub struct FrontierPlot {
     pub dark: bool,
 }
 
-/// The x range: from 0 (a cost is never negative) to a little past the largest cost.
-fn x_range(points: &[FrontierPoint]) -> (f64, f64) {
+/// Whether the cost axis is logarithmic: when every cost is positive and the largest is at
+/// least 20 times the smallest (one expensive condition would otherwise squeeze the others into
+/// a corner).
+pub fn log_cost_axis(points: &[FrontierPoint]) -> bool {
+    let min = points.iter().map(|p| p.cost).fold(f64::INFINITY, f64::min);
     let max = points.iter().map(|p| p.cost).fold(0.0, f64::max);
-    (0.0, if max > 0.0 { max * 1.08 } else { 1.0 })
+    min > 0.0 && max >= 20.0 * min
+}
+
+/// The x range, in axis units (log10 of the cost on a log axis): from 0 (a cost is never
+/// negative) to a little past the largest cost, or a little around the costs on a log axis.
+fn x_range(points: &[FrontierPoint], log: bool) -> (f64, f64) {
+    let max = points.iter().map(|p| p.cost).fold(0.0, f64::max);
+    if log {
+        let min = points.iter().map(|p| p.cost).fold(f64::INFINITY, f64::min);
+        let (lo, hi) = (min.log10(), max.log10());
+        let pad = 0.08 * (hi - lo);
+        (lo - pad, hi + pad)
+    } else {
+        (0.0, if max > 0.0 { max * 1.08 } else { 1.0 })
+    }
+}
+
+/// A cost as a tick label: `12k`, `350`, `0.29`, `0.0006`.
+fn fmt_cost(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.0}k", v / 1000.0)
+    } else if v >= 10.0 {
+        format!("{v:.0}")
+    } else if v >= 0.01 || v == 0.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.1e}")
+    }
 }
 
 /// Draws the plot.
@@ -73,7 +103,14 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let (fg, bg, grid) = theme(plot.dark);
     root.fill(&bg).map_err(err)?;
-    let (x0, x1) = x_range(&plot.points);
+    let log = log_cost_axis(&plot.points);
+    let at = |cost: f64| if log { cost.log10() } else { cost };
+    let (x0, x1) = x_range(&plot.points, log);
+    let x_title = if log {
+        format!("{} (log scale)", plot.x_title)
+    } else {
+        plot.x_title.clone()
+    };
     let mut chart = ChartBuilder::on(root)
         .caption(&plot.title, ("sans-serif", 15).into_font().color(&fg))
         .margin(12)
@@ -84,7 +121,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc(plot.x_title.as_str())
+        .x_desc(x_title.as_str())
         .y_desc(plot.y_title.as_str())
         .axis_style(fg)
         .label_style(("sans-serif", 12).into_font().color(&fg))
@@ -92,15 +129,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .light_line_style(bg)
         .x_labels(6)
         .y_labels(6)
-        .x_label_formatter(&|v| {
-            if *v >= 1000.0 {
-                format!("{:.0}k", v / 1000.0)
-            } else if *v >= 10.0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.2}")
-            }
-        })
+        .x_label_formatter(&|v| fmt_cost(if log { 10f64.powf(*v) } else { *v }))
         .y_label_formatter(&|v| format!("{v:.1}"))
         .draw()
         .map_err(err)?;
@@ -113,9 +142,9 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let mut steps: Vec<(f64, f64)> = Vec::new();
     for p in &front {
         if let Some(&(_, prev)) = steps.last() {
-            steps.push((p.cost, prev));
+            steps.push((at(p.cost), prev));
         }
-        steps.push((p.cost, p.value));
+        steps.push((at(p.cost), p.value));
     }
     if let Some(&(_, last)) = steps.last() {
         steps.push((x1, last));
@@ -131,19 +160,19 @@ pub fn draw_frontier<DB: DrawingBackend>(
         if let Some([lo, hi]) = p.ci {
             chart
                 .draw_series(LineSeries::new(
-                    [(p.cost, lo), (p.cost, hi)],
+                    [(at(p.cost), lo), (at(p.cost), hi)],
                     color.mix(0.6).stroke_width(2),
                 ))
                 .map_err(err)?;
         }
         chart
             .draw_series(std::iter::once(Circle::new(
-                (p.cost, p.value),
+                (at(p.cost), p.value),
                 if p.pareto { 6 } else { 4 },
                 color.filled(),
             )))
             .map_err(err)?;
-        let (px, py) = chart.backend_coord(&(p.cost, p.value));
+        let (px, py) = chart.backend_coord(&(at(p.cost), p.value));
         root.draw_text(&shorten(&p.label, 26), &label, (px + 7, py - 3))
             .map_err(err)?;
     }

@@ -92,7 +92,7 @@ pub fn Frontier() -> impl IntoView {
             }}
             {choice}
             <p class="hint">
-                "One point per condition: its mean cost per rollout (over the rollouts that report the field; a condition without it has no point) against the metric, the whisker its bootstrap interval. A condition is on the frontier (larger, vermillion, joined by the staircase) when no other condition of the dataset costs no more and scores no less, one of the two strictly."
+                "One point per condition: its mean cost per rollout (over the rollouts that report the field; a condition without it has no point) against the metric, the whisker its bootstrap interval. A condition is on the frontier (larger, vermillion, joined by the staircase) when no other condition of the dataset costs no more and scores no less, one of the two strictly. When the costs span more than a factor of 20, the cost axis is logarithmic."
             </p>
             <For
                 each=move || datasets.get()
