@@ -68,8 +68,8 @@ pub fn log_cost_axis(points: &[FrontierPoint]) -> bool {
     min > 0.0 && max >= 20.0 * min
 }
 
-/// The x range, in axis units (log10 of the cost on a log axis): from 0 (a cost is never
-/// negative) to a little past the largest cost, or a little around the costs on a log axis.
+/// The x range, in axis units (log10 of the cost on a log axis): a little around the costs,
+/// never below 0 (a cost is never negative).
 fn x_range(points: &[FrontierPoint], log: bool) -> (f64, f64) {
     let max = points.iter().map(|p| p.cost).fold(0.0, f64::max);
     if log {
@@ -78,7 +78,9 @@ fn x_range(points: &[FrontierPoint], log: bool) -> (f64, f64) {
         let pad = 0.08 * (hi - lo);
         (lo - pad, hi + pad)
     } else {
-        (0.0, if max > 0.0 { max * 1.08 } else { 1.0 })
+        let min = points.iter().map(|p| p.cost).fold(f64::INFINITY, f64::min);
+        let pad = 0.1 * (max - min).max(0.1 * max).max(f64::MIN_POSITIVE);
+        ((min - pad).max(0.0), max + pad)
     }
 }
 
@@ -152,9 +154,13 @@ pub fn draw_frontier<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(steps, on.mix(0.8).stroke_width(2)))
         .map_err(err)?;
-    let label = TextStyle::from(("sans-serif", 11).into_font())
+    // Labels right of their point, or left of it in the plot's right third (so they stay in).
+    let label_right = TextStyle::from(("sans-serif", 11).into_font())
         .color(&fg)
         .pos(Pos::new(HPos::Left, VPos::Bottom));
+    let label_left = TextStyle::from(("sans-serif", 11).into_font())
+        .color(&fg)
+        .pos(Pos::new(HPos::Right, VPos::Bottom));
     for p in &plot.points {
         let color = if p.pareto { on } else { off };
         if let Some([lo, hi]) = p.ci {
@@ -173,8 +179,13 @@ pub fn draw_frontier<DB: DrawingBackend>(
             )))
             .map_err(err)?;
         let (px, py) = chart.backend_coord(&(at(p.cost), p.value));
-        root.draw_text(&shorten(&p.label, 26), &label, (px + 7, py - 3))
-            .map_err(err)?;
+        let text = shorten(&p.label, 26);
+        if at(p.cost) > x0 + (x1 - x0) * 0.62 {
+            root.draw_text(&text, &label_left, (px - 7, py - 3))
+        } else {
+            root.draw_text(&text, &label_right, (px + 7, py - 3))
+        }
+        .map_err(err)?;
     }
     Ok(())
 }

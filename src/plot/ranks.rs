@@ -167,7 +167,7 @@ pub fn shorten(label: &str, max: usize) -> String {
 }
 
 /// Characters of a name shown beside a plot (the full names are in the table under it).
-const LABEL_CHARS: usize = 30;
+const LABEL_CHARS: usize = 22;
 
 fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'_> {
     TextStyle::from(("sans-serif", size).into_font())
@@ -189,7 +189,7 @@ pub fn draw_rank_intervals<DB: DrawingBackend>(
         .caption(&plot.title, ("sans-serif", 15).into_font().color(&fg))
         .margin(12)
         .x_label_area_size(36)
-        .y_label_area_size(200)
+        .y_label_area_size(150)
         .build_cartesian_2d(0.5..kf + 0.5, 0.0..kf)
         .map_err(err)?;
     chart
@@ -263,8 +263,8 @@ pub fn draw_bump<DB: DrawingBackend>(
         .caption(&plot.title, ("sans-serif", 15).into_font().color(&fg))
         .margin_top(12)
         .margin_bottom(12)
-        .margin_left(190)
-        .margin_right(190)
+        .margin_left(140)
+        .margin_right(140)
         .x_label_area_size(30)
         .build_cartesian_2d(0.0..1.0, 0.0..k)
         .map_err(err)?;
@@ -311,14 +311,14 @@ pub fn draw_bump<DB: DrawingBackend>(
     for l in &plot.lines {
         let (px, py) = chart.backend_coord(&(0.0, y_of(l.left)));
         root.draw_text(
-            &format!("{} {}.", shorten(&l.label, LABEL_CHARS - 4), l.left_rank),
+            &format!("{} {}.", shorten(&l.label, LABEL_CHARS - 3), l.left_rank),
             &left,
             (px - 10, py),
         )
         .map_err(err)?;
         let (px, py) = chart.backend_coord(&(1.0, y_of(l.right)));
         root.draw_text(
-            &format!("{}. {}", l.right_rank, shorten(&l.label, LABEL_CHARS - 4)),
+            &format!("{}. {}", l.right_rank, shorten(&l.label, LABEL_CHARS - 3)),
             &right,
             (px + 10, py),
         )

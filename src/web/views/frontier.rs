@@ -11,11 +11,10 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
 use super::dom::{prefers_dark, target_value};
-use super::{distinct, report};
+use super::{canvas_figure, distinct, report};
 use crate::plot::frontier::{draw_frontier, frontier_points, FrontierPlot};
 use crate::report::pareto::{CostField, FRONTIER_METRICS};
 use crate::report::{ParetoEntry, Report};
-use crate::web::download::download_canvas;
 use crate::web::view_state::ViewState;
 
 const WIDTH: u32 = 620;
@@ -114,7 +113,7 @@ pub fn Frontier() -> impl IntoView {
 }
 
 #[component]
-fn FrontierFigure(dataset: String, metric: &'static str) -> impl IntoView {
+fn FrontierFigure(dataset: String, metric: &'static str) -> AnyView {
     let view = expect_context::<ViewState>();
     let canvas_ref = NodeRef::<Canvas>::new();
     let d2 = dataset.clone();
@@ -179,27 +178,13 @@ fn FrontierFigure(dataset: String, metric: &'static str) -> impl IntoView {
         })
     };
     let file = format!("frontier-{}-{metric}.png", dataset.replace(['/', ' '], "_"));
-    view! {
-        <figure class="plot">
-            <canvas
-                node_ref=canvas_ref
-                data-testid="frontier-plot"
-                data-metric=metric
-                role="img"
-                aria-label=format!("Cost against {metric_title} for {dataset}")
-            ></canvas>
-            <button
-                class="small"
-                data-testid="export-frontier-png"
-                on:click=move |_| {
-                    if let Some(c) = canvas_ref.get_untracked() {
-                        download_canvas(&file, &c);
-                    }
-                }
-            >
-                "Save PNG"
-            </button>
-            {on_front}
-        </figure>
-    }
+    canvas_figure(
+        canvas_ref,
+        "frontier-plot",
+        metric,
+        format!("Cost against {metric_title} for {dataset}"),
+        "export-frontier-png",
+        file,
+        on_front.into_any(),
+    )
 }

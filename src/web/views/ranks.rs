@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
-use super::dom::{prefers_dark, target_value};
-use super::{distinct, report, Filters};
+use super::dom::prefers_dark;
+use super::{canvas_figure, distinct, fixed_select, report, Filters};
 use crate::plot::ranks::{
     bump_lines, draw_bump, draw_rank_intervals, rank_order, rank_plot_height, rank_rows, BumpPlot,
     RankIntervalPlot,
@@ -19,11 +19,10 @@ use crate::report::derive::divergence_sentence;
 use crate::report::ranks::RankMetric;
 use crate::report::table::{fmt_num, fmt_rank};
 use crate::report::{ConditionPair, RankDivergence, RankTable, Report};
-use crate::web::download::download_canvas;
 use crate::web::view_state::{Tab, ViewState};
 
 /// The canvases' width in pixels (CSS scales them down to their column).
-const WIDTH: u32 = 620;
+const WIDTH: u32 = 420;
 
 /// Flips listed per divergence at most (the report JSON lists them all).
 const MAX_FLIPS: usize = 50;
@@ -41,48 +40,22 @@ pub fn Ranks() -> impl IntoView {
             .filter(|d| only.is_empty() || *d == only)
             .collect::<Vec<String>>()
     });
-    let metric_choice = move || {
-        let current = view.rank_metric.get();
-        let options = RankMetric::ALL
-            .into_iter()
-            .map(|m| {
-                view! { <option value=m.key() selected=current == m.key()>{m.title()}</option> }
-            })
-            .collect_view();
-        view! {
-            <label>
-                "Rank intervals by "
-                <select
-                    data-testid="rank-metric"
-                    on:change=move |e| view.rank_metric.set(target_value(&e))
-                    prop:value=move || view.rank_metric.get()
-                >
-                    {options}
-                </select>
-            </label>
-        }
-    };
-    let bump_choice = move || {
-        let current = view.bump_metric.get();
-        let options = [RankMetric::Ter, RankMetric::AucPec]
-            .into_iter()
-            .map(|m| {
-                view! { <option value=m.key() selected=current == m.key()>{m.title()}</option> }
-            })
-            .collect_view();
-        view! {
-            <label>
-                " Final success against "
-                <select
-                    data-testid="bump-metric"
-                    on:change=move |e| view.bump_metric.set(target_value(&e))
-                    prop:value=move || view.bump_metric.get()
-                >
-                    {options}
-                </select>
-            </label>
-        }
-    };
+    let metric_choice = fixed_select(
+        "rank-metric",
+        "Rank intervals by ",
+        view.rank_metric,
+        &[
+            ("final_success", "Final success"),
+            ("ter", "TER"),
+            ("auc_pec", "AUC-PEC"),
+        ],
+    );
+    let bump_choice = fixed_select(
+        "bump-metric",
+        " Final success against ",
+        view.bump_metric,
+        &[("ter", "TER"), ("auc_pec", "AUC-PEC")],
+    );
     let empty = move || {
         (report().is_some() && datasets.with(Vec::is_empty)).then(|| {
             view! {
@@ -316,34 +289,8 @@ fn RankPanel(dataset: String) -> impl IntoView {
             <h3>{dataset.clone()}</h3>
             {sentence}
             <div class="rank-plots">
-                <figure class="plot">
-                    <canvas node_ref=rank_ref data-testid="rank-plot" role="img" aria-label=format!("Rank intervals for {dataset}")></canvas>
-                    <button
-                        class="small"
-                        data-testid="export-rank-png"
-                        on:click=move |_| {
-                            if let Some(c) = rank_ref.get_untracked() {
-                                download_canvas(&rank_file, &c);
-                            }
-                        }
-                    >
-                        "Save PNG"
-                    </button>
-                </figure>
-                <figure class="plot">
-                    <canvas node_ref=bump_ref data-testid="bump-plot" role="img" aria-label=format!("Bump chart for {dataset}")></canvas>
-                    <button
-                        class="small"
-                        data-testid="export-bump-png"
-                        on:click=move |_| {
-                            if let Some(c) = bump_ref.get_untracked() {
-                                download_canvas(&bump_file, &c);
-                            }
-                        }
-                    >
-                        "Save PNG"
-                    </button>
-                </figure>
+                {canvas_figure(rank_ref, "rank-plot", "", format!("Rank intervals for {dataset}"), "export-rank-png", rank_file, ().into_any())}
+                {canvas_figure(bump_ref, "bump-plot", "", format!("Bump chart for {dataset}"), "export-bump-png", bump_file, ().into_any())}
             </div>
             <div class="rank-details">
                 <div class="table-wrap">{figures}</div>
