@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::ranks::shorten;
-use super::{theme, PALETTE};
+use super::{order_by, theme, PALETTE};
 use crate::report::ranks::RankMetric;
 use crate::report::{ParetoEntry, Report};
 
@@ -93,7 +93,7 @@ fn fmt_cost(v: f64) -> String {
     } else if v >= 0.01 || v == 0.0 {
         format!("{v:.2}")
     } else {
-        format!("{v:.1e}")
+        format!("{v:.4}")
     }
 }
 
@@ -139,8 +139,14 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let (fr, fgc, fb) = PALETTE[3];
     let (on, off) = (RGBColor(fr, fgc, fb), RGBColor(r, g, b));
     // The staircase: the best metric reachable at each cost, through the frontier points.
-    let mut front: Vec<&FrontierPoint> = plot.points.iter().filter(|p| p.pareto).collect();
-    front.sort_by(|a, b| a.cost.total_cmp(&b.cost).then(a.value.total_cmp(&b.value)));
+    let points = &plot.points;
+    let front: Vec<&FrontierPoint> = order_by(points.len(), &|i, j| {
+        (points[i].cost, points[i].value) < (points[j].cost, points[j].value)
+    })
+    .into_iter()
+    .map(|i| &points[i])
+    .filter(|p| p.pareto)
+    .collect();
     let mut steps: Vec<(f64, f64)> = Vec::new();
     for p in &front {
         if let Some(&(_, prev)) = steps.last() {

@@ -275,6 +275,21 @@ fn value_at(c: &ConditionReport, curve: Curve, k: usize) -> Option<f64> {
     }
 }
 
+/// `0..n` in the order `before` defines (stable: equal items keep their index order). An
+/// insertion sort behind a `dyn` comparator: the plots order at most a few dozen rows, and one
+/// non-generic sort keeps the page's wasm from holding a sort per call site.
+pub(crate) fn order_by(n: usize, before: &dyn Fn(usize, usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = order
+            .iter()
+            .rposition(|&j| !before(i, j))
+            .map_or(0, |p| p + 1);
+        order.insert(at, i);
+    }
+    order
+}
+
 /// Foreground, background and grid colours, light or dark.
 pub(crate) fn theme(dark: bool) -> (RGBColor, RGBColor, RGBColor) {
     if dark {

@@ -15,7 +15,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{theme, PALETTE};
+use super::{order_by, theme, PALETTE};
 use crate::report::{RankDivergence, RankTable, RankedCondition};
 
 /// `model / method`.
@@ -26,9 +26,8 @@ pub fn condition_label(c: &RankedCondition) -> String {
 /// The table's conditions in rank order (ties in report order): indices into
 /// `table.conditions`.
 pub fn rank_order(table: &RankTable) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..table.conditions.len()).collect();
-    order.sort_by_key(|&i| table.conditions[i].rank);
-    order
+    let c = &table.conditions;
+    order_by(c.len(), &|i, j| c[i].rank < c[j].rank)
 }
 
 /// The rank-interval plot's rows, top to bottom.
@@ -279,8 +278,9 @@ pub fn draw_bump<DB: DrawingBackend>(
         root.draw_text(title, &head, (px, py + 8)).map_err(err)?;
     }
     // Grey lines first, then the discordant, then the significant: the strongest on top.
-    let mut order: Vec<usize> = (0..plot.lines.len()).collect();
-    order.sort_by_key(|&i| plot.lines[i].flip);
+    let order = order_by(plot.lines.len(), &|i, j| {
+        plot.lines[i].flip < plot.lines[j].flip
+    });
     for &i in &order {
         let l = &plot.lines[i];
         let (r, g, b) = PALETTE[l.color % PALETTE.len()];

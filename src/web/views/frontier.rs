@@ -93,21 +93,24 @@ pub fn Frontier() -> impl IntoView {
             <p class="hint">
                 "One point per condition: its mean cost per rollout (over the rollouts that report the field; a condition without it has no point) against the metric, the whisker its bootstrap interval. A condition is on the frontier (larger, vermillion, joined by the staircase) when no other condition of the dataset costs no more and scores no less, one of the two strictly. When the costs span more than a factor of 20, the cost axis is logarithmic."
             </p>
-            <For
-                each=move || datasets.get()
-                key=|d| d.clone()
-                children=move |dataset| {
-                    view! {
-                        <h4>{dataset.clone()}</h4>
-                        <div class="frontier-plots">
-                            {FRONTIER_METRICS
-                                .into_iter()
-                                .map(|m| view! { <FrontierFigure dataset=dataset.clone() metric=m.key()/> })
-                                .collect_view()}
-                        </div>
-                    }
-                }
-            />
+            {move || {
+                datasets
+                    .get()
+                    .into_iter()
+                    .map(|dataset| {
+                        view! {
+                            <h4>{dataset.clone()}</h4>
+                            <div class="frontier-plots">
+                                {FRONTIER_METRICS
+                                    .into_iter()
+                                    .map(|m| view! { <FrontierFigure dataset=dataset.clone() metric=m.key()/> })
+                                    .collect_view()}
+                            </div>
+                        }
+                        .into_any()
+                    })
+                    .collect::<Vec<AnyView>>()
+            }}
         </section>
     }
 }

@@ -73,11 +73,13 @@ pub fn Ranks() -> impl IntoView {
                 "A bar spans a condition's simultaneous rank interval (every interval of a dataset holds at once with the report's confidence), the dot its rank by point estimate; the top group (tied with #1) is orange. In the bump chart, lines of conditions in a flip (a pair final success orders one way and the prefix metric the other) are coloured; the significant flips — each condition certainly ahead on the metric it leads — are drawn strongest. See docs/ranks.md."
             </p>
             {empty}
-            <For
-                each=move || datasets.get()
-                key=|d| d.clone()
-                children=move |dataset| view! { <RankPanel dataset/> }
-            />
+            {move || {
+                datasets
+                    .get()
+                    .into_iter()
+                    .map(|dataset| view! { <RankPanel dataset/> }.into_any())
+                    .collect::<Vec<AnyView>>()
+            }}
         </div>
     }
 }
