@@ -166,7 +166,7 @@ pub fn shorten(label: &str, max: usize) -> String {
 }
 
 /// Characters of a name shown beside a plot (the full names are in the table under it).
-const LABEL_CHARS: usize = 22;
+const LABEL_CHARS: usize = 24;
 
 fn anchored(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'_> {
     TextStyle::from(("sans-serif", size).into_font())
@@ -188,7 +188,7 @@ pub fn draw_rank_intervals<DB: DrawingBackend>(
         .caption(&plot.title, ("sans-serif", 15).into_font().color(&fg))
         .margin(12)
         .x_label_area_size(36)
-        .y_label_area_size(150)
+        .y_label_area_size(175)
         .build_cartesian_2d(0.5..kf + 0.5, 0.0..kf)
         .map_err(err)?;
     chart
@@ -215,7 +215,7 @@ pub fn draw_rank_intervals<DB: DrawingBackend>(
     }
     let (r, g, b) = PALETTE[0];
     let (tr, tg, tb) = PALETTE[1];
-    let name = anchored(12, &fg, HPos::Right, VPos::Center);
+    let name = anchored(11, &fg, HPos::Right, VPos::Center);
     for (i, row) in plot.rows.iter().enumerate() {
         let y = kf - i as f64 - 0.5;
         let color = if row.top {
@@ -262,8 +262,8 @@ pub fn draw_bump<DB: DrawingBackend>(
         .caption(&plot.title, ("sans-serif", 15).into_font().color(&fg))
         .margin_top(12)
         .margin_bottom(12)
-        .margin_left(140)
-        .margin_right(140)
+        .margin_left(165)
+        .margin_right(165)
         .x_label_area_size(30)
         .build_cartesian_2d(0.0..1.0, 0.0..k)
         .map_err(err)?;
@@ -306,19 +306,19 @@ pub fn draw_bump<DB: DrawingBackend>(
         }
     }
     // Names beside both ends, the point rank first.
-    let left = anchored(12, &fg, HPos::Right, VPos::Center);
-    let right = anchored(12, &fg, HPos::Left, VPos::Center);
+    let left = anchored(11, &fg, HPos::Right, VPos::Center);
+    let right = anchored(11, &fg, HPos::Left, VPos::Center);
     for l in &plot.lines {
         let (px, py) = chart.backend_coord(&(0.0, y_of(l.left)));
         root.draw_text(
-            &format!("{} {}.", shorten(&l.label, LABEL_CHARS - 3), l.left_rank),
+            &format!("{} {}.", shorten(&l.label, LABEL_CHARS - 4), l.left_rank),
             &left,
             (px - 10, py),
         )
         .map_err(err)?;
         let (px, py) = chart.backend_coord(&(1.0, y_of(l.right)));
         root.draw_text(
-            &format!("{}. {}", l.right_rank, shorten(&l.label, LABEL_CHARS - 3)),
+            &format!("{}. {}", l.right_rank, shorten(&l.label, LABEL_CHARS - 4)),
             &right,
             (px + 10, py),
         )

@@ -22,7 +22,7 @@ use crate::report::{ConditionPair, RankDivergence, RankTable, Report};
 use crate::web::view_state::{Tab, ViewState};
 
 /// The canvases' width in pixels (CSS scales them down to their column).
-const WIDTH: u32 = 420;
+const WIDTH: u32 = 480;
 
 /// Flips listed per divergence at most (the report JSON lists them all).
 const MAX_FLIPS: usize = 50;
@@ -259,8 +259,10 @@ fn RankPanel(dataset: String) -> impl IntoView {
                     >
                         <th scope="row">{format!("{} / {}", c.model, c.method)}</th>
                         <td class="num">{c.value.map_or("–".to_string(), |v| fmt_num(v, dp))}</td>
-                        <td class="num">{fmt_rank(c, true, "–")}</td>
-                        <td>{(c.top() && c.rank > 1).then_some("tied with #1")}</td>
+                        <td class="num">
+                            {fmt_rank(c, true, "–")}
+                            {(c.top() && c.rank > 1).then(|| view! { <span class="muted" title="tied with #1: no condition certainly ranks above it">" =#1"</span> })}
+                        </td>
                     </tr>
                 }
             })
@@ -276,7 +278,6 @@ fn RankPanel(dataset: String) -> impl IntoView {
                         <th scope="col">"Condition"</th>
                         <th scope="col" class="num">{title_of(&t.metric)}</th>
                         <th scope="col" class="num">{format!("Rank ({level} interval)")}</th>
-                        <th scope="col"></th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
