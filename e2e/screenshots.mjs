@@ -7,11 +7,15 @@
 // the table with its Crashed column, at 1,280 px); then the shared message transcripts
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
 // docs/screenshot-transcripts.png (the mappings the files were read with, and the table).
-// Run: node e2e/screenshots.mjs [leaderboard|folder|transcripts] (after building the app; all
-// three without an argument).
+// Then the Ranks view and the cost frontier of the tau-bench and tau2 airline runs picked as one
+// folder, at 1,280 px: docs/screenshot-ranks.png and docs/screenshot-frontier.png.
+// Run: node e2e/screenshots.mjs [leaderboard|folder|transcripts|ranks] (after building the app;
+// all four without an argument).
 
 import fs from 'node:fs';
 import path from 'node:path';
+
+import os from 'node:os';
 
 import { ROOT, computeAfter, openApp, setSetting } from './lib.mjs';
 
@@ -100,5 +104,47 @@ if (wanted('transcripts')) {
     console.log('wrote docs/screenshot-transcripts.png');
   } finally {
     await tr.close();
+  }
+}
+
+// The airline runs of tau-bench (4) and tau2 (4), copied into one folder and picked whole, at
+// 1,280 px: the Ranks tab (both datasets' panels) and the cost frontier of the tau2 runs.
+if (wanted('ranks')) {
+  const AIRLINE = [
+    'tau-bench/gpt-4o-airline.json',
+    'tau-bench/jibf+agent_hard_benchmark/tau-bench/results/tool-calling-airline-Qwen3-235B-A22B-Thinking-2507-FP8-0.0_range_0--1_user-openai-gpt-4o-20240806-llm_0816084901.json',
+    'tau-bench/jibf+agent_hard_benchmark/tau-bench/results/tool-calling-airline-Qwen3-8B-0.0_range_0--1_user-openai-gpt-4o-20240806-llm_0808092844.json',
+    'tau-bench/jibf+agent_hard_benchmark/tau-bench/results/tool-calling-airline-gpt-4.1-0.0_range_0--1_user-openai-gpt-4o-20240806-llm_0816022412.json',
+    'tau2-bench/claude-sonnet-4-5_aide-platform_2025-10-31/trajectories/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json',
+    'tau2-bench/jibf+agent_hard_benchmark/tau2-bench/data/simulations/2025-07-25T09-08-37.941596_airline_llm_agent_gpt-4o-mini_user_simulator_gpt-4o-mini.json',
+    'tau2-bench/jibf+agent_hard_benchmark/tau2-bench/data/simulations/2025-08-12T21-04-49.372563_airline_llm_agent_Kimi-K2-Instruct_user_simulator_gpt-4o-20240806.json',
+    'tau2-bench/jibf+agent_hard_benchmark/tau2-bench/data/simulations/2025-08-13T13-52-31.016323_airline_llm_agent_models--Qwen--Qwen3-32B_user_simulator_gpt-4o-20240806.json',
+  ];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-shots-'));
+  const root = path.join(dir, 'airline');
+  for (const rel of AIRLINE) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.copyFileSync(path.join(SHARED, rel), path.join(root, rel));
+  }
+  const app = await openApp(null);
+  try {
+    const p = app.page;
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await setSetting(p, 'settings-bootstrap', 10000);
+    await computeAfter(p, () => p.getByTestId('folder-input').setInputFiles(root), 540_000);
+    await p.getByTestId('tab-ranks').click();
+    await p.getByTestId('rank-panel').first().waitFor();
+    await p.waitForTimeout(600);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-ranks.png'), fullPage: true });
+    console.log('wrote docs/screenshot-ranks.png');
+    await p.getByTestId('tab-cost').click();
+    await p.getByTestId('cost-field').selectOption('tokens');
+    await p.getByTestId('frontier').scrollIntoViewIfNeeded();
+    await p.waitForTimeout(600);
+    await p.getByTestId('frontier').screenshot({ path: path.join(ROOT, 'docs', 'screenshot-frontier.png') });
+    console.log('wrote docs/screenshot-frontier.png');
+  } finally {
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

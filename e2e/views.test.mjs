@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { COLUMNS, EXAMPLE, cliReport, correctRoundings, download, loadExample, openApp, setSetting } from './lib.mjs';
 
 const B = 1000;
-const TABS = ['table', 'curves', 'checkpoints', 'outcomes', 'labels', 'cost', 'compare', 'rollouts'];
+const TABS = ['table', 'ranks', 'curves', 'checkpoints', 'outcomes', 'labels', 'cost', 'compare', 'rollouts'];
 
 async function openWithExample(t) {
   const app = await openApp(t);

@@ -72,8 +72,9 @@ pub struct SiteManifest {
 
 impl SiteManifest {
     /// Whether a recomputed report agrees with the published one (settings, conditions,
-    /// paired comparisons and ranks — a site published before reports had ranks is compared
-    /// without them; file names and diagnostics may differ without changing a number).
+    /// paired comparisons, ranks and cost frontiers — a site published before reports had ranks
+    /// or frontiers is compared without them; file names and diagnostics may differ without
+    /// changing a number).
     pub fn agrees_with(&self, recomputed: &Report) -> bool {
         let p = &self.precomputed;
         let unranked = p.ranks.is_empty() && p.rank_divergence.is_empty();
@@ -82,6 +83,7 @@ impl SiteManifest {
             && p.paired == recomputed.paired
             && (unranked
                 || (p.ranks == recomputed.ranks && p.rank_divergence == recomputed.rank_divergence))
+            && (p.pareto.is_empty() || p.pareto == recomputed.pareto)
     }
 }
 

@@ -356,6 +356,7 @@ fn assemble(
     let identity_violations = check_identities(&conditions);
     let (ranks, rank_divergence) =
         super::ranks::rank_datasets(&agg.blocks, &conditions, samples, level, &mut notes);
+    let pareto = super::pareto::pareto_entries(&conditions);
 
     Report {
         schema: SCHEMA.to_string(),
@@ -394,6 +395,7 @@ fn assemble(
         paired,
         ranks,
         rank_divergence,
+        pareto,
         diagnostics: corpus
             .diagnostics
             .iter()

@@ -1,7 +1,9 @@
 //! Figures the views derive from a report: label shares, cost changes, the outcome reading, the
 //! wording of a paired interval. Kept here, not in the views, so they are tested natively.
 
-use super::{ConditionReport, Delta};
+use super::ranks::RankMetric;
+use super::table::fmt_num;
+use super::{ConditionReport, Delta, RankDivergence, RankTable};
 
 /// `(a − b)/b`, the relative change of `a` against the baseline `b`; `None` when `b` is 0 or
 /// either is missing.
@@ -118,9 +120,148 @@ pub fn delta_reading(d: &Delta) -> &'static str {
     }
 }
 
+/// Of a dataset's pairs of conditions: how many `success` and `prefix` (the two rank tables of
+/// `divergence`, same conditions in the same order) put in the same order, how many in
+/// opposite orders (the discordant pairs), and all pairs (a pair tied on either metric is
+/// neither in the same nor in the opposite order).
+pub fn pair_orders(
+    success: &RankTable,
+    prefix: &RankTable,
+    divergence: &RankDivergence,
+) -> (usize, usize, usize) {
+    let k = success.conditions.len().min(prefix.conditions.len());
+    let all = k * k.saturating_sub(1) / 2;
+    let mut tied = 0;
+    for i in 0..k {
+        for j in i + 1..k {
+            if success.conditions[i].rank == success.conditions[j].rank
+                || prefix.conditions[i].rank == prefix.conditions[j].rank
+            {
+                tied += 1;
+            }
+        }
+    }
+    let discordant = divergence.discordant.len();
+    (all - tied - discordant, discordant, all)
+}
+
+/// Rank divergence in one plain sentence: `By final success and by TER, 18 of 28 pairs are in
+/// the same order and 7 in opposite orders (2 of them significant flips); τ_b 0.29 [0.07,
+/// 0.43].`
+pub fn divergence_sentence(
+    success: &RankTable,
+    prefix: &RankTable,
+    divergence: &RankDivergence,
+    decimals: usize,
+) -> String {
+    let title = |key: &str| {
+        RankMetric::from_key(key)
+            .map_or(key, |m| m.title())
+            .to_string()
+    };
+    let (same, opposite, all) = pair_orders(success, prefix, divergence);
+    let significant = divergence
+        .discordant
+        .iter()
+        .filter(|p| p.significant)
+        .count();
+    let flips = match (opposite, significant) {
+        (0, _) => " and none in opposite orders".to_string(),
+        (n, 0) => format!(" and {n} in opposite orders (none a significant flip)"),
+        (n, s) => format!(
+            " and {n} in opposite orders ({s} of them significant flip{})",
+            if s == 1 { "" } else { "s" }
+        ),
+    };
+    let tau = &divergence.kendall_tau_b;
+    let tau_text = match (tau.value, tau.ci) {
+        (None, _) => "τ_b undefined (a metric is constant over the conditions)".to_string(),
+        (Some(v), None) => format!("τ_b {}", fmt_num(v, decimals)),
+        (Some(v), Some([lo, hi])) => format!(
+            "τ_b {} [{}, {}]",
+            fmt_num(v, decimals),
+            fmt_num(lo, decimals),
+            fmt_num(hi, decimals)
+        ),
+    };
+    format!(
+        "By {} and by {}, {same} of {all} pair{} {} in the same order{flips}; {tau_text}.",
+        title(&divergence.a).to_lowercase(),
+        title(&divergence.b),
+        if all == 1 { "" } else { "s" },
+        if same == 1 { "is" } else { "are" },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::{DiscordantPair, Estimate, RankedCondition};
+
+    fn table(metric: &str, ranks: &[usize]) -> RankTable {
+        RankTable {
+            dataset: "d".into(),
+            metric: metric.into(),
+            level: 0.95,
+            critical_value: None,
+            conditions: ranks
+                .iter()
+                .enumerate()
+                .map(|(i, &rank)| RankedCondition {
+                    model: format!("m{i}"),
+                    method: "x".into(),
+                    value: None,
+                    rank,
+                    rank_lo: None,
+                    rank_hi: None,
+                })
+                .collect(),
+            above: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn divergence_sentences() {
+        // Four conditions; success 1 2 3 3 (a tie), TER 2 1 3 4: pair (0, 1) is discordant,
+        // (2, 3) tied on success, the other four concordant.
+        let s = table("final_success", &[1, 2, 3, 3]);
+        let p = table("ter", &[2, 1, 3, 4]);
+        let flip = |significant| DiscordantPair {
+            ahead_on_success: ["m0".into(), "x".into()],
+            ahead_on_ter: Some(["m1".into(), "x".into()]),
+            ahead_on_auc_pec: None,
+            significant,
+        };
+        let mut d = RankDivergence {
+            dataset: "d".into(),
+            a: "final_success".into(),
+            b: "ter".into(),
+            kendall_tau_b: Estimate {
+                value: Some(0.5477),
+                ci: Some([-0.2, 1.0]),
+            },
+            discordant: vec![flip(true)],
+        };
+        assert_eq!(pair_orders(&s, &p, &d), (4, 1, 6));
+        assert_eq!(
+            divergence_sentence(&s, &p, &d, 2),
+            "By final success and by TER, 4 of 6 pairs are in the same order and 1 in opposite \
+             orders (1 of them significant flip); τ_b 0.55 [-0.20, 1.00]."
+        );
+        d.discordant = vec![flip(false)];
+        d.kendall_tau_b.ci = None;
+        assert!(divergence_sentence(&s, &p, &d, 2)
+            .ends_with("1 in opposite orders (none a significant flip); τ_b 0.55."));
+        d.discordant.clear();
+        d.kendall_tau_b.value = None;
+        let two = table("final_success", &[1, 2]);
+        let two_p = table("ter", &[1, 2]);
+        assert_eq!(
+            divergence_sentence(&two, &two_p, &d, 2),
+            "By final success and by TER, 1 of 1 pair is in the same order and none in opposite \
+             orders; τ_b undefined (a metric is constant over the conditions)."
+        );
+    }
 
     #[test]
     fn relative_changes() {

@@ -14,6 +14,7 @@
 mod build;
 mod checks;
 pub mod derive;
+pub mod pareto;
 pub mod ranks;
 pub mod table;
 
@@ -127,6 +128,10 @@ pub struct Report {
     /// discordant pairs).
     #[serde(default)]
     pub rank_divergence: Vec<RankDivergence>,
+    /// Per dataset, cost field the rollouts carry and metric (final success, TER): which
+    /// conditions are on the cost frontier ([`pareto`]); absent when no rollout carries a cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pareto: Vec<ParetoEntry>,
     /// The first diagnostics (at most [`crate::rollout::MAX_DIAGNOSTICS`]).
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
@@ -464,6 +469,31 @@ impl DiscordantPair {
             .as_ref()
             .or(self.ahead_on_auc_pec.as_ref())
     }
+}
+
+/// One dataset's cost frontier for one cost field (`cost`: `tokens`, `latency_s` or `usd`) and
+/// one metric (`metric`: `final_success` or `ter`); see [`pareto`] for the definition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParetoEntry {
+    pub dataset: String,
+    pub cost: String,
+    pub metric: String,
+    /// The dataset's conditions that have this cost, in report order (a condition without it
+    /// has no point and is left out).
+    pub conditions: Vec<ParetoPoint>,
+}
+
+/// A condition's point on a cost frontier plot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParetoPoint {
+    pub model: String,
+    pub method: String,
+    /// The mean cost per rollout (the condition's `cost` field).
+    pub cost: f64,
+    /// The metric's point estimate.
+    pub value: f64,
+    /// No other condition of the dataset has cost ≤ and value ≥ with one strict.
+    pub pareto: bool,
 }
 
 /// One side of a paired comparison: a method or model name, or a whole condition.

@@ -171,6 +171,7 @@ fn TabBody() -> impl IntoView {
             >
                 {move || match view.tab.get() {
                     Tab::Table => view! { <views::table::MainTable/> }.into_any(),
+                    Tab::Ranks => view! { <views::ranks::Ranks/> }.into_any(),
                     Tab::Curves => view! { <views::curves::Curves/> }.into_any(),
                     Tab::Checkpoints => view! { <views::checkpoints::Checkpoints/> }.into_any(),
                     Tab::Outcomes => view! { <views::outcomes::Outcomes/> }.into_any(),

@@ -13,6 +13,7 @@ use crate::report::table::Column;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     Table,
+    Ranks,
     Curves,
     Checkpoints,
     Outcomes,
@@ -23,8 +24,9 @@ pub enum Tab {
 }
 
 impl Tab {
-    pub const ALL: [Tab; 8] = [
+    pub const ALL: [Tab; 9] = [
         Tab::Table,
+        Tab::Ranks,
         Tab::Curves,
         Tab::Checkpoints,
         Tab::Outcomes,
@@ -38,6 +40,7 @@ impl Tab {
     pub fn name(self) -> &'static str {
         match self {
             Tab::Table => "table",
+            Tab::Ranks => "ranks",
             Tab::Curves => "curves",
             Tab::Checkpoints => "checkpoints",
             Tab::Outcomes => "outcomes",
@@ -51,6 +54,7 @@ impl Tab {
     pub fn title(self) -> &'static str {
         match self {
             Tab::Table => "Main table",
+            Tab::Ranks => "Ranks",
             Tab::Curves => "Survival curves",
             Tab::Checkpoints => "PEC checkpoints",
             Tab::Outcomes => "Outcomes",
@@ -86,6 +90,13 @@ pub struct ViewState {
     /// Depths shown in the checkpoint table, as typed (e.g. "1,2,4,8").
     pub checkpoints: RwSignal<String>,
     pub cost_baseline: RwSignal<String>,
+    /// The cost field of the frontier plots (`tokens`, `latency_s`, `usd`); empty = the first
+    /// the report has.
+    pub cost_field: RwSignal<String>,
+    /// The Ranks view: the metric of the rank-interval plot and the prefix metric of the bump
+    /// chart (report keys, `ranks[].metric`).
+    pub rank_metric: RwSignal<String>,
+    pub bump_metric: RwSignal<String>,
     pub cmp_dataset: RwSignal<String>,
     pub cmp_model: RwSignal<String>,
     pub cmp_a: RwSignal<String>,
@@ -136,6 +147,9 @@ impl ViewState {
             hidden: RwSignal::new(Vec::new()),
             checkpoints: RwSignal::new("1,2,3,4,5".to_string()),
             cost_baseline: RwSignal::new(String::new()),
+            cost_field: RwSignal::new(String::new()),
+            rank_metric: RwSignal::new("final_success".to_string()),
+            bump_metric: RwSignal::new("ter".to_string()),
             cmp_dataset: RwSignal::new(String::new()),
             cmp_model: RwSignal::new(String::new()),
             cmp_a: RwSignal::new(String::new()),
@@ -180,6 +194,13 @@ impl ViewState {
             put("dp", self.decimals.get().to_string());
         }
         put("base", self.cost_baseline.get());
+        put("cost", self.cost_field.get());
+        if self.rank_metric.get() != "final_success" {
+            put("rank", self.rank_metric.get());
+        }
+        if self.bump_metric.get() != "ter" {
+            put("bump", self.bump_metric.get());
+        }
         parts
             .iter()
             .map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v))))
@@ -235,6 +256,11 @@ impl ViewState {
                     }
                 }
                 "base" => self.cost_baseline.set(v),
+                "cost" => self.cost_field.set(v),
+                "rank" if crate::report::ranks::RankMetric::from_key(&v).is_some() => {
+                    self.rank_metric.set(v)
+                }
+                "bump" if v == "ter" || v == "auc_pec" => self.bump_metric.set(v),
                 _ => {}
             }
         }

@@ -1,5 +1,6 @@
 //! Cost (Table F.2): mean tokens, latency and USD per condition where the logs have them, and
-//! the relative change of each method against a chosen baseline method of the same block.
+//! the relative change of each method against a chosen baseline method of the same block; below,
+//! the cost frontier ([`super::frontier`]).
 
 use leptos::prelude::*;
 
@@ -97,6 +98,7 @@ pub fn Cost() -> impl IntoView {
             <p class="hint">"Means per rollout over the rollouts that report each field."</p>
             <div class="table-wrap">{table}</div>
             {move || rows_pager(&view)}
+            <super::frontier::Frontier/>
         </div>
     }
 }

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
-use super::dom::target_value;
+use super::dom::{prefers_dark, target_value};
 use super::{method_colors, page_of, pager_for, report, visible, Filters, PAGE_PLOTS};
 use crate::plot::{color_hex, draw_pec, series_style, Curve, PecPlot, PlotFrame, Series};
 use crate::report::ConditionReport;
@@ -19,12 +19,6 @@ type RiskFigure = fn(&crate::report::PecPoint) -> u64;
 
 const WIDTH: u32 = 760;
 const HEIGHT: u32 = 380;
-
-fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches())
-}
 
 #[component]
 pub fn Curves() -> impl IntoView {

@@ -18,3 +18,10 @@ pub fn target_value(e: &web_sys::Event) -> String {
         })
         .unwrap_or_default()
 }
+
+/// Whether the system asks for the dark theme (the plots follow it).
+pub fn prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}

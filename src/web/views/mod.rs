@@ -8,9 +8,11 @@ pub mod curves;
 pub mod dom;
 pub mod export;
 pub mod files;
+pub mod frontier;
 pub mod labels;
 pub mod outcomes;
 pub mod progress;
+pub mod ranks;
 pub mod rollouts;
 pub mod settings;
 pub mod table;
@@ -222,6 +224,65 @@ pub fn pager(info: Option<PageInfo>) -> AnyView {
     }
     .into_any()
 }
+/// A plot's figure: its canvas (`testid`, described by `aria`) and a "Save PNG" button
+/// (`export`) saving it as `file`. One function for every plot of the Ranks and Cost tabs, so
+/// the page's wasm holds one copy of it.
+pub fn canvas_figure(
+    canvas: NodeRef<leptos::html::Canvas>,
+    testid: &'static str,
+    metric: &'static str,
+    aria: String,
+    export: &'static str,
+    file: String,
+    below: AnyView,
+) -> AnyView {
+    view! {
+        <figure class="plot">
+            <canvas node_ref=canvas data-testid=testid data-metric=metric role="img" aria-label=aria></canvas>
+            <button
+                class="small"
+                data-testid=export
+                on:click=move |_| {
+                    if let Some(c) = canvas.get_untracked() {
+                        crate::web::download::download_canvas(&file, &c);
+                    }
+                }
+            >
+                "Save PNG"
+            </button>
+            {below}
+        </figure>
+    }
+    .into_any()
+}
+
+/// A labelled `<select>` of fixed `(value, title)` options bound to a string signal.
+pub fn fixed_select(
+    testid: &'static str,
+    label: &'static str,
+    signal: RwSignal<String>,
+    options: &'static [(&'static str, &'static str)],
+) -> AnyView {
+    let current = signal.get_untracked();
+    let options = options
+        .iter()
+        .map(|&(value, title)| view! { <option value=value selected=current == value>{title}</option> })
+        .collect_view();
+    view! {
+        <label>
+            {label}
+            <select
+                data-testid=testid
+                on:change=move |e| signal.set(dom::target_value(&e))
+                prop:value=move || signal.get()
+            >
+                {options}
+            </select>
+        </label>
+    }
+    .into_any()
+}
+
 /// A labelled `<select>` bound to a string signal: a first option for "" (`empty` as its
 /// label), then `options()`.
 pub fn choice_select(

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use super::{
     current_page, estimate_view, name_cell_read_from, pager, Filters, PageInfo, PAGE_ROWS,
 };
+use crate::report::ranks::RankMetric;
 use crate::report::table::{
-    fmt_estimate, fmt_pass_hat, footnote, layout_blocks, pages, Block, Column, Layout,
-    CRASHED_TITLE,
+    fmt_estimate, fmt_pass_hat, fmt_rank, footnote, latex_rank_metric, layout_blocks, pages, Block,
+    Column, Layout, RankIndex, CRASHED_TITLE,
 };
 use crate::report::Report;
 use crate::web::state::{Session, Status};
@@ -141,6 +142,20 @@ pub fn MainTable() -> impl IntoView {
                                 results
                                     .report
                                     .get()
+                                    .filter(|r| !r.ranks.is_empty())
+                                    .map(|_| {
+                                        let metric = latex_rank_metric(view.sort.get());
+                                        view! {
+                                            <th scope="col" class="num" data-col="rank" title="Rank within the dataset by the sort column (TER, AUC-PEC; else final success), with its simultaneous interval (the Ranks tab)">
+                                                {format!("Rank ({})", metric.title())}
+                                            </th>
+                                        }
+                                    })
+                            }}
+                            {move || {
+                                results
+                                    .report
+                                    .get()
                                     .filter(|r| extra_columns(r).0)
                                     .map(|_| view! {
                                         <th scope="col" class="num" title="Rollouts that crashed (an infrastructure or provider error), counted as failed rollouts">{CRASHED_TITLE}</th>
@@ -159,14 +174,16 @@ pub fn MainTable() -> impl IntoView {
                         let intervals = view.intervals.get();
                         let layout = layout();
                         let page = page_info().map_or(0, |p| p.page);
+                        let metric = latex_rank_metric(view.sort.get());
                         blocks.with(|all| {
                             let Some((report, blocks, pages)) = all else {
                                 return Vec::new();
                             };
+                            let ranks = RankIndex::new(report);
                             let segments = pages.get(page).cloned().unwrap_or_default();
                             segments
                                 .iter()
-                                .map(|seg| block_view(report, &blocks[seg.block], seg.rows.clone(), layout, intervals))
+                                .map(|seg| block_view(report, &blocks[seg.block], seg.rows.clone(), layout, intervals, (&ranks, metric)))
                                 .collect::<Vec<_>>()
                         })
                     }}
@@ -199,9 +216,11 @@ fn block_view(
     rows: std::ops::Range<usize>,
     layout: Layout,
     intervals: bool,
+    (ranks, metric): (&RankIndex, RankMetric),
 ) -> AnyView {
     let decimals = block.decimals();
     let (with_crashed, with_pass) = extra_columns(report);
+    let with_rank = !ranks.is_empty();
     let total = block.rows.len();
     let part = if rows.len() < total {
         format!(", rows {}–{} of {total}", rows.start + 1, rows.end)
@@ -231,6 +250,15 @@ fn block_view(
                     }
                 })
                 .collect_view();
+            // The condition's rank in its dataset by the sort metric ("–" where the dataset is
+            // not ranked: a single condition, or too many).
+            let rank = with_rank.then(|| {
+                let r = ranks.get(i, metric);
+                let text = r.map_or("–".to_string(), |r| fmt_rank(r, intervals, "–"));
+                view! {
+                    <td class="num" data-col="rank" data-value=r.map(|r| r.rank.to_string()).unwrap_or_default()>{text}</td>
+                }
+            });
             let crashed = with_crashed.then(|| {
                 view! { <td class="num" data-col="crashed" data-value=c.crashed.to_string()>{c.crashed.to_string()}</td> }
             });
@@ -252,14 +280,19 @@ fn block_view(
                         Layout::Paper => name_cell_read_from(layout.row_label(c), None, None),
                     }}
                     {cells}
+                    {rank}
                     {crashed}
                     {pass}
                 </tr>
             }
         })
         .collect_view();
-    let span =
-        (1 + Column::ALL.len() + usize::from(with_crashed) + usize::from(with_pass)).to_string();
+    let span = (1
+        + Column::ALL.len()
+        + usize::from(with_rank)
+        + usize::from(with_crashed)
+        + usize::from(with_pass))
+    .to_string();
     view! {
         <tbody>
             <tr class="block-head">

@@ -5,6 +5,12 @@
 //! step curve starting from `PEC(0) = 1`: on `[k, k+1)` the curve is `PEC(k)`. The optional band
 //! is the pointwise bootstrap interval of each `PEC(k)`, drawn as steps too. PEC_elig(k) is a
 //! diagnostic, not a survival function, and is drawn as steps without a band or a `k = 0` point.
+//!
+//! Beside it: [`ranks`] (the Ranks view's rank-interval plot and bump chart) and [`frontier`]
+//! (the cost frontier scatter), drawn the same way.
+
+pub mod frontier;
+pub mod ranks;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -269,13 +275,24 @@ fn value_at(c: &ConditionReport, curve: Curve, k: usize) -> Option<f64> {
     }
 }
 
-/// Draws the plot; returns where the plotting area landed.
-pub fn draw_pec<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    plot: &PecPlot<'_>,
-) -> Result<PlotFrame, String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let (fg, bg, grid) = if plot.dark {
+/// `0..n` in the order `before` defines (stable: equal items keep their index order). An
+/// insertion sort behind a `dyn` comparator: the plots order at most a few dozen rows, and one
+/// non-generic sort keeps the page's wasm from holding a sort per call site.
+pub(crate) fn order_by(n: usize, before: &dyn Fn(usize, usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = order
+            .iter()
+            .rposition(|&j| !before(i, j))
+            .map_or(0, |p| p + 1);
+        order.insert(at, i);
+    }
+    order
+}
+
+/// Foreground, background and grid colours, light or dark.
+pub(crate) fn theme(dark: bool) -> (RGBColor, RGBColor, RGBColor) {
+    if dark {
         (
             RGBColor(230, 230, 230),
             RGBColor(24, 26, 30),
@@ -283,7 +300,16 @@ pub fn draw_pec<DB: DrawingBackend>(
         )
     } else {
         (RGBColor(30, 30, 30), WHITE, RGBColor(225, 225, 225))
-    };
+    }
+}
+
+/// Draws the plot; returns where the plotting area landed.
+pub fn draw_pec<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &PecPlot<'_>,
+) -> Result<PlotFrame, String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (fg, bg, grid) = theme(plot.dark);
     root.fill(&bg).map_err(err)?;
     let k_to = plot.k_to.max(plot.k_from);
     let x0 = if plot.curve == Curve::Pec {
