@@ -140,6 +140,7 @@ impl ReportArgs {
             max_depth: self.max_depth,
             pairs,
             compare: Vec::new(),
+            filter: None,
         };
         settings.validate().map_err(anyhow::Error::msg)?;
         Ok(settings)
@@ -446,6 +447,15 @@ struct ScoreArgs {
         action = clap::ArgAction::Append
     )]
     compare: Vec<String>,
+    /// Score only the rollouts this filter keeps, recomputing every number on them: clauses
+    /// such as "model=gpt-4.1,gpt-5", "task~^multi_turn", "trial=1", "outcome!=crashed",
+    /// "label=schema", joined by ";" (docs/search.md); repeatable (the clauses add up).
+    #[arg(long = "filter", value_name = "EXPR")]
+    filter: Vec<String>,
+    /// Score only the tasks every condition of a dataset ran (the common cohort; the filter
+    /// clause "common", applied after the other clauses).
+    #[arg(long)]
+    common_tasks: bool,
     /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
     /// (the table then goes to stderr).
     #[arg(long, value_name = "OUT|-")]
@@ -574,8 +584,25 @@ fn score_settings(args: &ScoreArgs) -> Result<Settings> {
             )
         })
         .collect();
+    let mut filter = crate::filter::Filter::default();
+    for text in &args.filter {
+        filter = filter.and(crate::filter::Filter::parse(text)?);
+    }
+    if args.common_tasks {
+        filter = filter.and(crate::filter::Filter::common_tasks());
+    }
+    settings.filter = filter.is_active().then_some(filter);
     settings.validate().map_err(anyhow::Error::msg)?;
     Ok(settings)
+}
+
+/// The message when a filter keeps no rollout (nothing to score), or `None`.
+fn filter_emptied(report: &crate::report::Report) -> Option<String> {
+    let filter = report.settings.filter.as_ref()?;
+    report
+        .conditions
+        .is_empty()
+        .then(|| format!("the filter {filter} keeps no rollout; nothing to score (loosen it)"))
 }
 
 /// Reads `inputs` (already expanded) into a corpus, as `score` reads its files.
@@ -606,6 +633,10 @@ fn score(args: ScoreArgs) -> Result<u8> {
         progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
     });
     progress.done();
+    if let Some(message) = filter_emptied(&report) {
+        eprintln!("prefix-exec: {message}");
+        return Ok(1);
+    }
 
     let layout = args
         .layout
@@ -1232,6 +1263,9 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
         ));
     }
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
+    if let Some(message) = filter_emptied(&report) {
+        return Err(anyhow::anyhow!(message));
+    }
     Ok(Scored {
         report,
         diagnostics,

@@ -409,3 +409,16 @@ def test_archives_read_as_the_folder_they_hold(tmp_path):
     folder = prefix_exec.score(top, bootstrap=200).conditions
     for archive in (tgz, zf):
         assert prefix_exec.score(archive, bootstrap=200).conditions == folder, archive.name
+
+
+def test_filter_and_common_tasks_are_the_cli_s():
+    args = ("--bootstrap", "200", "--seed", "2", "--filter", "trial=1; outcome!=crashed", "--common-tasks")
+    report = prefix_exec.score(EXAMPLE, bootstrap=200, seed=2, filter="trial=1; outcome!=crashed", common_tasks=True)
+    assert report.to_json().encode() == cli_json(str(EXAMPLE), *args)
+    assert report.to_dict()["settings"]["filter"] == "trial=1; outcome!=crashed; common"
+    # No filter: no `filter` in the settings (the report of every rollout, unchanged).
+    assert "filter" not in prefix_exec.score(EXAMPLE, bootstrap=0).to_dict()["settings"]
+    with pytest.raises(prefix_exec.PrefixExecError, match="unknown field"):
+        prefix_exec.score(EXAMPLE, bootstrap=0, filter="colour=red")
+    with pytest.raises(prefix_exec.PrefixExecError, match="keeps no rollout"):
+        prefix_exec.score(EXAMPLE, bootstrap=0, filter="model=nobody")

@@ -45,6 +45,10 @@ pub struct Settings {
     /// Cross-condition comparisons asked for: (A, B), each a (model, method), made in every
     /// dataset holding both, in addition to the automatic pairs.
     pub compare: Vec<(ConditionRef, ConditionRef)>,
+    /// Score only the rollouts this filter keeps ([`crate::filter`]): [`build_report_full`]
+    /// applies it, and the report states it (`settings.filter`, a note, the exports). `None`
+    /// (or an empty filter) gives the report of the whole corpus, byte for byte.
+    pub filter: Option<crate::filter::Filter>,
 }
 
 /// A condition of a dataset, named by its model and method.
@@ -72,6 +76,7 @@ impl Default for Settings {
             max_depth: MaxDepth::Fixed(10),
             pairs: Vec::new(),
             compare: Vec::new(),
+            filter: None,
         }
     }
 }
@@ -164,6 +169,10 @@ pub struct SettingsOut {
     /// by dataset; shown under the table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub success_rules: Vec<SuccessRule>,
+    /// The filter the report was restricted to ([`Settings::filter`]), in its canonical
+    /// spelling; absent when the report covers every rollout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
 }
 
 /// A dataset's success rule, as its rollouts state it.
