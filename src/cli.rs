@@ -460,6 +460,11 @@ struct ScoreArgs {
     /// (the table then goes to stderr).
     #[arg(long, value_name = "OUT|-")]
     json: Option<String>,
+    /// Write the failure clusters (every failed rollout's first rejected call grouped by
+    /// label, tool and normalised message, counted per condition) as CSV to this file, or "-"
+    /// for stdout.
+    #[arg(long, value_name = "OUT|-")]
+    clusters: Option<String>,
     /// Decimal places in the table.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
     decimals: u8,
@@ -619,6 +624,9 @@ fn read_corpus(
 }
 
 fn score(args: ScoreArgs) -> Result<u8> {
+    if args.json.as_deref() == Some("-") && args.clusters.as_deref() == Some("-") {
+        bail!("--json - and --clusters - would both write to stdout: send one to a file");
+    }
     let settings = score_settings(&args)?;
     let mut progress = Progress::new(args.quiet);
     let options = args.import.options()?;
@@ -652,9 +660,21 @@ fn score(args: ScoreArgs) -> Result<u8> {
         }
         Some(path) => {
             std::fs::write(path, &json).with_context(|| format!("cannot write {path}"))?;
-            print!("{text}");
+            if args.clusters.as_deref() == Some("-") {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
         }
+        // The clusters' CSV on stdout: the table goes to stderr, as with `--json -`.
+        None if args.clusters.as_deref() == Some("-") => eprint!("{text}"),
         None => print!("{text}"),
+    }
+    match args.clusters.as_deref() {
+        Some("-") => std::io::stdout().write_all(table::render_clusters_csv(&report).as_bytes())?,
+        Some(path) => std::fs::write(path, table::render_clusters_csv(&report))
+            .with_context(|| format!("cannot write {path}"))?,
+        None => {}
     }
     for note in &report.notes {
         eprintln!("prefix-exec: note: {note}");

@@ -36,6 +36,7 @@ pub mod browse;
 /// Python package.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+pub mod clusters;
 pub mod filter;
 pub mod formats;
 pub mod ingest;

@@ -160,6 +160,44 @@ class Report:
         """The report's ``rank_divergence`` entries as plain dicts (see :meth:`rank_divergence`)."""
         return self._data().get("rank_divergence", [])
 
+    @property
+    def failure_cluster_list(self) -> List[Dict[str, Any]]:
+        """The report's ``failure_clusters`` entries as plain dicts (see :meth:`failure_clusters`)."""
+        return self._data().get("failure_clusters", [])
+
+    def failure_clusters(self) -> "Any":
+        """Every rollout that is not fully executable, grouped by its first rejected call's
+        (label, tool, normalised message) per dataset, as a tidy ``pandas.DataFrame``: one row per
+        (cluster, condition with rollouts in it), the rows of ``prefix-exec score --clusters``.
+        Columns: ``dataset``, ``label``, ``tool`` (None for crashes and no-tool rollouts),
+        ``pattern`` (the normalised message, ``crash: …``, ``no call``, ``(no message)``),
+        ``total`` (the cluster's rollouts), ``model``, ``method``, ``n`` (the condition's rollouts
+        in the cluster), ``share`` (``n`` over the condition's failures, its RR-Eligible). A
+        condition's ``n`` add up to its RR-Eligible. Needs pandas."""
+        pd = _pandas("failure_clusters")
+        failures = {
+            (c["dataset"], c["model"], c["method"]): c["rr_eligible"] for c in self.conditions
+        }
+        rows = []
+        for k in self.failure_cluster_list:
+            for c in k["conditions"]:
+                of = failures.get((k["dataset"], c["model"], c["method"]), 0)
+                rows.append(
+                    {
+                        "dataset": k["dataset"],
+                        "label": k["label"],
+                        "tool": k["tool"],
+                        "pattern": k["pattern"],
+                        "total": k["total"],
+                        "model": c["model"],
+                        "method": c["method"],
+                        "n": c["n"],
+                        "share": c["n"] / of if of else float("nan"),
+                    }
+                )
+        columns = ["dataset", "label", "tool", "pattern", "total", "model", "method", "n", "share"]
+        return pd.DataFrame(rows, columns=columns)
+
     def to_text(self, decimals: int = 2, layout: Optional[str] = None) -> str:
         """What ``prefix-exec score`` prints: the main table, then the Ranks sections
         (``layout``: "paper" or "leaderboard"; default as the CLI chooses)."""

@@ -422,3 +422,23 @@ def test_filter_and_common_tasks_are_the_cli_s():
         prefix_exec.score(EXAMPLE, bootstrap=0, filter="colour=red")
     with pytest.raises(prefix_exec.PrefixExecError, match="keeps no rollout"):
         prefix_exec.score(EXAMPLE, bootstrap=0, filter="model=nobody")
+
+
+def test_failure_clusters_are_the_cli_s_csv(tmp_path):
+    import io
+
+    import pandas as pd
+
+    out = tmp_path / "clusters.csv"
+    cli_json(str(EXAMPLE), "--bootstrap", "0", "--clusters", str(out))
+    report = prefix_exec.score(EXAMPLE, bootstrap=0)
+    df = report.failure_clusters()
+    csv = pd.read_csv(io.StringIO(out.read_text()), keep_default_na=False, na_values=[""])
+    assert len(df) == len(csv) > 0
+    assert list(df.columns) == list(csv.columns)
+    assert list(df["n"]) == list(csv["n"])
+    assert list(df["pattern"]) == list(csv["pattern"])
+    # Every failure in exactly one cluster: per condition, n adds up to RR-Eligible.
+    sums = df.groupby(["dataset", "model", "method"])["n"].sum()
+    for c in report.conditions:
+        assert sums.get((c["dataset"], c["model"], c["method"]), 0) == c["rr_eligible"]

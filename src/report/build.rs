@@ -407,6 +407,7 @@ fn assemble(
         paired,
         ranks,
         rank_divergence,
+        failure_clusters: crate::clusters::failure_clusters(corpus),
         diagnostics: corpus
             .diagnostics
             .iter()

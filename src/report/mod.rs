@@ -132,6 +132,11 @@ pub struct Report {
     /// discordant pairs).
     #[serde(default)]
     pub rank_divergence: Vec<RankDivergence>,
+    /// Every rollout that is not fully executable, grouped by its first rejected call's
+    /// (label, tool, normalised message) per dataset, with counts per condition
+    /// ([`crate::clusters`]): a condition's counts add up to its RR-Eligible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_clusters: Vec<FailureCluster>,
     /// The first diagnostics (at most [`crate::rollout::MAX_DIAGNOSTICS`]).
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
@@ -148,6 +153,32 @@ pub struct Report {
     pub identity_violations: Vec<Violation>,
     /// The files read, in input order.
     pub inputs: Vec<InputOut>,
+}
+
+/// One failure cluster of a dataset ([`crate::clusters`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCluster {
+    pub dataset: String,
+    /// `schema` … `information`, `environment` or `unlabeled`.
+    pub label: String,
+    /// The failing call's tool; `null` for crashes, no-tool rollouts and calls the log names
+    /// no tool for.
+    pub tool: Option<String>,
+    /// The normalised message ([`crate::clusters::normalise_message`]), `crash: …`, `no call`,
+    /// `(no message)` or `(other patterns)`.
+    pub pattern: String,
+    /// Rollouts in the cluster, over its conditions.
+    pub total: u64,
+    /// Conditions with rollouts in the cluster, by (model, method).
+    pub conditions: Vec<ClusterCondition>,
+}
+
+/// A condition's rollouts in a failure cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterCondition {
+    pub model: String,
+    pub method: String,
+    pub n: u64,
 }
 
 /// The settings as written into the report.

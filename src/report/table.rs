@@ -789,6 +789,58 @@ pub fn render_csv_as(report: &Report, layout: Layout, sort: Sort, decimals: usiz
     out
 }
 
+/// The failure clusters (`report.failure_clusters`, [`crate::clusters`]) as CSV, one line per
+/// (cluster, condition with rollouts in it), in the report's order: `dataset`, `label`, `tool`
+/// (empty when none), `pattern`, `total` (the cluster's rollouts), `model`, `method`, `n` (the
+/// condition's rollouts in the cluster) and `share` (`n` over the condition's failures, its
+/// RR-Eligible), then `filter` when the report is filtered.
+pub fn render_clusters_csv(report: &Report) -> String {
+    let mut out = String::from("dataset,label,tool,pattern,total,model,method,n,share");
+    let filter = report.settings.filter.as_deref().map(csv_field);
+    if filter.is_some() {
+        out.push_str(",filter");
+    }
+    out.push('\n');
+    let failures: std::collections::HashMap<(&str, &str, &str), u64> = report
+        .conditions
+        .iter()
+        .map(|c| {
+            (
+                (c.dataset.as_str(), c.model.as_str(), c.method.as_str()),
+                c.rr_eligible,
+            )
+        })
+        .collect();
+    for k in &report.failure_clusters {
+        for c in &k.conditions {
+            let of = failures
+                .get(&(k.dataset.as_str(), c.model.as_str(), c.method.as_str()))
+                .copied()
+                .unwrap_or(0);
+            let share = if of > 0 {
+                (c.n as f64 / of as f64).to_string()
+            } else {
+                String::new()
+            };
+            let mut fields = vec![
+                csv_field(&k.dataset),
+                csv_field(&k.label),
+                csv_field(k.tool.as_deref().unwrap_or("")),
+                csv_field(&k.pattern),
+                k.total.to_string(),
+                csv_field(&c.model),
+                csv_field(&c.method),
+                c.n.to_string(),
+                share,
+            ];
+            fields.extend(filter.clone());
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The rank columns of the CSV export, in the table's column order.
 const CSV_RANKS: [RankMetric; 3] = [
     RankMetric::Ter,
