@@ -525,7 +525,7 @@ fn parse_trials(v: &str) -> Result<(u32, u32), String> {
 }
 
 /// Each rollout's 1-based trial number: its position among its (condition, task)'s rollouts.
-fn trial_numbers(corpus: &Corpus) -> Vec<u32> {
+pub(crate) fn trial_numbers(corpus: &Corpus) -> Vec<u32> {
     let mut seen: HashMap<(u32, u32), u32> = HashMap::new();
     corpus
         .rollouts

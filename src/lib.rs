@@ -46,6 +46,7 @@ pub mod plot;
 pub mod report;
 pub mod rollout;
 pub mod score;
+pub mod search;
 pub mod site;
 pub mod stats;
 #[cfg(target_arch = "wasm32")]
