@@ -442,3 +442,24 @@ def test_failure_clusters_are_the_cli_s_csv(tmp_path):
     sums = df.groupby(["dataset", "model", "method"])["n"].sum()
     for c in report.conditions:
         assert sums.get((c["dataset"], c["model"], c["method"]), 0) == c["rr_eligible"]
+
+
+def test_search_is_the_cli_s():
+    args = ["search", str(EXAMPLE), "--query", "a", "--field", "tool", "--json", "--quiet"]
+    r = wheel_cli(*args)
+    assert r.returncode == 0, r.stderr.decode()
+    hits = json.loads(r.stdout)
+    df = prefix_exec.search(EXAMPLE, "a", field="tool")
+    assert df.attrs["total"] == len(hits) == len(df) > 0
+    assert list(df["task_id"]) == [h["task_id"] for h in hits]
+    assert list(df["step"]) == [h["step"] for h in hits]
+    assert set(df["field"]) == {"tool"}
+    page = prefix_exec.search(EXAMPLE, "a", field="tool", offset=2, limit=3)
+    assert len(page) == 3 and page.attrs["total"] == len(hits)
+    assert list(page["rollout"]) == [h["rollout"] for h in hits[2:5]]
+    # In-memory input is read back from memory.
+    line = '{"dataset":"d","task_id":"t","model":"m","method":"x","success":false,"steps":[{"tool":"cd","ok":false,"error":"No such dir"}]}\n'
+    df = prefix_exec.search(line, "such", field="error")
+    assert list(df["text"]) == ["No such dir"] and list(df["step"]) == [1]
+    with pytest.raises(prefix_exec.PrefixExecError, match="not a valid regular expression"):
+        prefix_exec.search(EXAMPLE, "(a")
