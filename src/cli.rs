@@ -507,7 +507,8 @@ struct ScoreArgs {
     compare: Vec<String>,
     /// Score only the rollouts this filter keeps, recomputing every number on them: clauses
     /// such as "model=gpt-4.1,gpt-5", "task~^multi_turn", "trial=1", "outcome!=crashed",
-    /// "label=schema", joined by ";" (docs/search.md); repeatable (the clauses add up).
+    /// "label=schema", "meta.termination_reason!=max_steps", joined by ";" (docs/search.md);
+    /// repeatable (the clauses add up).
     #[arg(long = "filter", value_name = "EXPR")]
     filter: Vec<String>,
     /// Score only the tasks every condition of a dataset ran (the common cohort; the filter
@@ -682,18 +683,84 @@ fn read_corpus(
     Ok(result)
 }
 
+/// Hands a filter that names `meta.*` keys the metadata of every rollout of `corpus`, re-read
+/// from `inputs` (the corpus keeps none) on the thread pool; the lines about rollouts whose
+/// metadata could not be read (their `meta.*` values are absent).
+fn resolve_meta(
+    settings: &mut Settings,
+    corpus: &crate::rollout::Corpus,
+    summary: &crate::formats::ImportSummary,
+    inputs: &[Input],
+) -> Vec<String> {
+    use crate::search::ByteSource;
+    let Some(filter) = settings.filter.take() else {
+        return Vec::new();
+    };
+    let keys = filter.meta_keys();
+    if keys.is_empty() {
+        settings.filter = Some(filter);
+        return Vec::new();
+    }
+    let memory: std::collections::HashMap<String, &[u8]> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
+            Input::Path(_) => None,
+        })
+        .collect();
+    let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
+    let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
+    let read = crate::parallel::map(&chunks, |chunk| {
+        let mut source = InputSource::new(&memory);
+        chunk
+            .iter()
+            .map(|&i| {
+                source
+                    .read(corpus, i)
+                    .and_then(|bytes| summary.rollout_line(corpus, i, &bytes))
+                    .map(|line| crate::filter::meta_values(&line, &keys))
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut values = Vec::with_capacity(corpus.rollouts.len());
+    let mut unreadable = Vec::new();
+    for (i, r) in read.into_iter().flatten().enumerate() {
+        match r {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                if unreadable.len() < crate::search::MAX_UNREADABLE {
+                    let s = corpus.rollouts[i].source;
+                    let file = corpus.files.get(s.file as usize).map_or("?", |f| &f.name);
+                    unreadable.push(format!(
+                        "cannot read the metadata of the rollout at {file}:{}: {e} (its meta.* \
+                         values are absent)",
+                        s.line
+                    ));
+                }
+                values.push(Default::default());
+            }
+        }
+    }
+    settings.filter = Some(filter.with_meta(values));
+    unreadable
+}
+
 fn score(args: ScoreArgs) -> Result<u8> {
     if args.json.as_deref() == Some("-") && args.clusters.as_deref() == Some("-") {
         bail!("--json - and --clusters - would both write to stdout: send one to a file");
     }
-    let settings = score_settings(&args)?;
+    let mut settings = score_settings(&args)?;
     let mut progress = Progress::new(args.quiet);
     let options = args.import.options()?;
-    let (corpus, summary) = read_corpus(&expand(&args.files)?, &options, &mut progress)?;
+    let inputs = expand(&args.files)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut progress)?;
     print_diagnostics(&corpus, args.import.verbose);
     if corpus.rollouts.is_empty() {
         eprintln!("prefix-exec: no valid rollout was read; nothing to score");
         return Ok(1);
+    }
+    for line in resolve_meta(&mut settings, &corpus, &summary, &inputs) {
+        eprintln!("prefix-exec: {line}");
     }
 
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
@@ -1330,17 +1397,18 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
         unreachable!("parsed as score")
     };
     args.report.threads = None;
-    let settings = score_settings(&args)?;
+    let mut settings = score_settings(&args)?;
     let options = args.import.options()?;
-    let (corpus, summary) =
-        read_corpus(&expand_inputs(inputs)?, &options, &mut Progress::new(true))?;
-    let diagnostics = diagnostic_lines(&corpus);
+    let inputs = expand_inputs(inputs)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut Progress::new(true))?;
+    let mut diagnostics = diagnostic_lines(&corpus);
     if corpus.rollouts.is_empty() {
         return Err(nothing_read(
             &diagnostics,
             "no valid rollout was read; nothing to score",
         ));
     }
+    diagnostics.extend(resolve_meta(&mut settings, &corpus, &summary, &inputs));
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
     if let Some(message) = filter_emptied(&report) {
         return Err(anyhow::anyhow!(message));

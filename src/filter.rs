@@ -32,8 +32,11 @@
 //!   conditions that count are those the other clauses left.
 //! - Clauses combine with AND; values of one clause with OR.
 //!
-//! `meta.KEY` is reserved for the rollouts' metadata and refused for now (the corpus does not
-//! keep metadata yet), with a message that says so.
+//! - `meta.KEY` (`=`, `!=`, `~`, `!~`) is a rollout's metadata (`meta` of its canonical line:
+//!   BFCL's category, tau2's termination reason, ToolSandbox's categories; a dotted key walks
+//!   into objects, an array matches when any element does). The corpus keeps no metadata, so
+//!   the caller re-reads the rollouts and hands the values over ([`Filter::with_meta`]; the
+//!   CLI does this only when a `meta.*` clause is given).
 //!
 //! ```
 //! use prefix_exec::filter::Filter;
@@ -52,7 +55,15 @@ use crate::rollout::{Corpus, Rollout};
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     clauses: Vec<Clause>,
+    /// The metadata values of the corpus's rollouts for the `meta.*` keys the clauses name
+    /// ([`Filter::with_meta`]), by rollout index; `None` until given.
+    meta: Option<std::sync::Arc<Vec<MetaValues>>>,
 }
+
+/// A rollout's metadata values, by the dotted key a filter names (`termination_reason`,
+/// `category`): a scalar as its text (strings as they are, numbers and booleans as JSON), an
+/// array as the texts of its scalar elements; a key the rollout lacks is absent.
+pub type MetaValues = BTreeMap<String, Vec<String>>;
 
 /// Two filters are equal when they read the same (patterns compare by their text).
 impl PartialEq for Filter {
@@ -67,6 +78,13 @@ enum Clause {
     Common,
     Test {
         field: Field,
+        negate: bool,
+        test: Test,
+    },
+    /// A metadata field (`meta.KEY`): a value of the key equals one of the values, or matches
+    /// the pattern.
+    Meta {
+        key: String,
         negate: bool,
         test: Test,
     },
@@ -179,6 +197,7 @@ impl Filter {
     pub fn common_tasks() -> Filter {
         Filter {
             clauses: vec![Clause::Common],
+            meta: None,
         }
     }
 
@@ -195,7 +214,10 @@ impl Filter {
                 message,
             })?);
         }
-        Ok(Filter { clauses })
+        Ok(Filter {
+            clauses,
+            meta: None,
+        })
     }
 
     /// This filter and `other`: the rollouts both keep.
@@ -206,6 +228,27 @@ impl Filter {
                 self.clauses.push(c);
             }
         }
+        self
+    }
+
+    /// The metadata keys the filter's `meta.*` clauses name (empty: no metadata needed).
+    pub fn meta_keys(&self) -> BTreeSet<String> {
+        self.clauses
+            .iter()
+            .filter_map(|c| match c {
+                Clause::Meta { key, .. } => Some(key.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The filter with the metadata values of the corpus it will be applied to, one entry per
+    /// rollout in corpus order ([`meta_values`] reads them from a rollout's canonical line).
+    /// The corpus keeps no metadata, so a caller whose filter names `meta.*` keys re-reads the
+    /// rollouts (the CLI does) and hands the values here; without them a `meta.*` clause finds
+    /// no value (`=` keeps nothing, `!=` everything).
+    pub fn with_meta(mut self, meta: Vec<MetaValues>) -> Filter {
+        self.meta = Some(std::sync::Arc::new(meta));
         self
     }
 
@@ -233,6 +276,21 @@ impl Filter {
             .map(|(i, r)| {
                 self.clauses.iter().all(|c| match c {
                     Clause::Common => true,
+                    Clause::Meta { key, negate, test } => {
+                        let values = self
+                            .meta
+                            .as_ref()
+                            .and_then(|m| m.get(i))
+                            .and_then(|m| m.get(key));
+                        let hit = values.is_some_and(|vs| {
+                            vs.iter().any(|v| match test {
+                                Test::Values(want) => want.contains(v),
+                                Test::Pattern(re, _) => re.is_match(v),
+                                Test::Trials(_) => false,
+                            })
+                        });
+                        hit != *negate
+                    }
                     Clause::Test {
                         field,
                         negate,
@@ -293,6 +351,20 @@ impl fmt::Display for Filter {
             }
             match c {
                 Clause::Common => f.write_str("common")?,
+                Clause::Meta { key, negate, test } => {
+                    let bang = if *negate { "!" } else { "" };
+                    match test {
+                        Test::Values(values) => {
+                            let values: Vec<String> =
+                                values.iter().map(|v| quote(v, true)).collect();
+                            write!(f, "meta.{key}{bang}={}", values.join(","))?
+                        }
+                        Test::Pattern(_, source) => {
+                            write!(f, "meta.{key}{bang}~{}", quote(source, false))?
+                        }
+                        Test::Trials(_) => {}
+                    }
+                }
                 Clause::Test {
                     field,
                     negate,
@@ -429,12 +501,23 @@ fn parse_clause(part: &str) -> Result<Clause, String> {
             "expected =, !=, ~ or !~ after {name:?} (e.g. {name}=value)"
         ));
     };
-    if name.starts_with("meta.") {
-        return Err(
-            "metadata fields (meta.*) cannot be filtered on yet: the corpus does not keep \
-                    rollouts' metadata"
-                .to_string(),
-        );
+    if let Some(key) = name.strip_prefix("meta.") {
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(format!(
+                "{name:?} names no metadata key: write meta.KEY (e.g. meta.category)"
+            ));
+        }
+        let test = if pattern {
+            let source = unquote(value)?;
+            Test::Pattern(compile(&source)?, source)
+        } else {
+            Test::Values(values_of(name, value)?)
+        };
+        return Ok(Clause::Meta {
+            key: key.to_string(),
+            negate,
+            test,
+        });
     }
     let field = Field::ALL
         .iter()
@@ -454,26 +537,13 @@ fn parse_clause(part: &str) -> Result<Clause, String> {
             ));
         }
         let source = unquote(value)?;
-        let regex = regex::RegexBuilder::new(&source)
-            .case_insensitive(true)
-            .size_limit(1 << 20)
-            .build()
-            .map_err(|e| format!("not a valid regular expression: {e}"))?;
         return Ok(Clause::Test {
             field,
             negate,
-            test: Test::Pattern(regex, source),
+            test: Test::Pattern(compile(&source)?, source),
         });
     }
-    let values = split_outside_quotes(value, ',')
-        .into_iter()
-        .map(unquote)
-        .collect::<Result<Vec<String>, String>>()?;
-    if values.iter().any(String::is_empty) {
-        return Err(format!(
-            "an empty value after {name}: give at least one, separated by commas"
-        ));
-    }
+    let values = values_of(name, value)?;
     let test = match field {
         Field::Trial => Test::Trials(
             values
@@ -502,6 +572,59 @@ fn parse_clause(part: &str) -> Result<Clause, String> {
         negate,
         test,
     })
+}
+
+/// A pattern of a `~` clause: case-insensitive, bounded in size.
+fn compile(source: &str) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(source)
+        .case_insensitive(true)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| format!("not a valid regular expression: {e}"))
+}
+
+/// The comma-separated values of a `=` clause, none empty.
+fn values_of(name: &str, value: &str) -> Result<Vec<String>, String> {
+    let values = split_outside_quotes(value, ',')
+        .into_iter()
+        .map(unquote)
+        .collect::<Result<Vec<String>, String>>()?;
+    if values.iter().any(String::is_empty) {
+        return Err(format!(
+            "an empty value after {name}: give at least one, separated by commas"
+        ));
+    }
+    Ok(values)
+}
+
+/// The values of `keys` in a rollout's canonical line's `meta` ([`MetaValues`]); a dotted key
+/// walks into objects (`a.b` is `meta.a.b`). A line that is not JSON gives no values.
+pub fn meta_values(line: &str, keys: &BTreeSet<String>) -> MetaValues {
+    let mut out = MetaValues::new();
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        return out;
+    };
+    let Some(meta) = v.get("meta") else {
+        return out;
+    };
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(_) | serde_json::Value::Bool(_) => Some(v.to_string()),
+        _ => None,
+    };
+    for key in keys {
+        let Some(value) = key.split('.').try_fold(meta, |v, k| v.get(k)) else {
+            continue;
+        };
+        let values: Vec<String> = match value {
+            serde_json::Value::Array(items) => items.iter().filter_map(text).collect(),
+            v => text(v).into_iter().collect(),
+        };
+        if !values.is_empty() {
+            out.insert(key.clone(), values);
+        }
+    }
+    out
 }
 
 fn parse_trials(v: &str) -> Result<(u32, u32), String> {
@@ -648,6 +771,8 @@ mod tests {
             ),
             ("common; common_tasks", "common; common"),
             ("condition=\"a · x\"", "condition=a · x"),
+            ("meta.category = x,y", "meta.category=x,y"),
+            ("meta.a.b !~ ^t", "meta.a.b!~^t"),
         ] {
             let f = Filter::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(f.to_string(), canonical, "{text}");
@@ -675,7 +800,9 @@ mod tests {
             ("task~(", "not a valid regular expression"),
             ("model=\"a", "is not closed"),
             ("model=a\"b", "quote the whole value"),
-            ("meta.category=x", "meta.*"),
+            ("meta.=x", "names no metadata key"),
+            ("meta.a..b=x", "names no metadata key"),
+            ("meta.a~(", "not a valid regular expression"),
         ] {
             let e = Filter::parse(text).unwrap_err();
             assert!(e.to_string().contains(needle), "{text}: {e}");
@@ -728,5 +855,37 @@ mod tests {
             f.corpus.notes.last().unwrap(),
             "filter model=b: 2 of 6 rollouts kept (1 conditions)"
         );
+    }
+
+    #[test]
+    fn meta_clauses_use_the_values_given() {
+        let c = corpus();
+        let keys: BTreeSet<String> = ["category".to_string(), "x.y".to_string()].into();
+        let lines = [
+            r#"{"meta":{"category":"base"}}"#,
+            r#"{"meta":{"category":["a","base"]}}"#,
+            r#"{"meta":{"category":3,"x":{"y":true}}}"#,
+            r#"{"steps":[]}"#,
+            "not json",
+            r#"{"meta":{"category":null}}"#,
+        ];
+        let meta: Vec<MetaValues> = lines.iter().map(|l| meta_values(l, &keys)).collect();
+        assert_eq!(meta[1]["category"], ["a", "base"]);
+        assert_eq!(meta[2]["category"], ["3"]);
+        assert_eq!(meta[2]["x.y"], ["true"]);
+        assert!(meta[3].is_empty() && meta[4].is_empty() && meta[5].is_empty());
+        let kept = |text: &str| {
+            let f = Filter::parse(text).unwrap();
+            assert_eq!(f.meta_keys().len(), 1);
+            f.with_meta(meta.clone()).keeps(&c)
+        };
+        let (t, f) = (true, false);
+        assert_eq!(kept("meta.category=base"), [t, t, f, f, f, f]);
+        assert_eq!(kept("meta.category!=base"), [f, f, t, t, t, t]);
+        assert_eq!(kept("meta.category~^BA"), [t, t, f, f, f, f]);
+        assert_eq!(kept("meta.x.y=true"), [f, f, t, f, f, f]);
+        // Without the values, nothing has any.
+        let f = Filter::parse("meta.category=base").unwrap();
+        assert_eq!(f.keeps(&c), [false; 6]);
     }
 }

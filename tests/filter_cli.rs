@@ -131,6 +131,67 @@ fn common_tasks_equal_scoring_the_common_tasks_alone() {
 }
 
 #[test]
+fn meta_clauses_equal_scoring_those_rollouts_alone() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let out = run(shared, &[&["convert"], FILES, &["-o", "-", "-q"]].concat());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let flags = ["--bootstrap", "200", "--seed", "3", "--json", "-", "-q"];
+    let dir = std::env::temp_dir().join(format!("prefix-exec-filter-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // (filter, which lines a plain reading of `meta` keeps)
+    type Keep = fn(&Value) -> bool;
+    let cases: [(&str, Keep); 2] = [
+        ("meta.format=bfcl,tau2", |m| {
+            m["format"] == "bfcl" || m["format"] == "tau2"
+        }),
+        ("meta.format!~^bfcl$; outcome!=executable", |m| {
+            m["format"] != "bfcl"
+        }),
+    ];
+    for (expr, keep) in cases {
+        let filtered = json(&run(
+            shared,
+            &[&["score"], FILES, &flags, &["--filter", expr]].concat(),
+        ));
+        assert_eq!(filtered["settings"]["filter"], expr);
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                if v.get("steps").is_none() {
+                    return true; // a tools line
+                }
+                let outcome_ok = !expr.contains("outcome!=executable") || {
+                    // Not fully executable: some step rejected, or a disallowed no-tool rollout.
+                    let steps = v["steps"].as_array().unwrap();
+                    let rejected = steps.iter().any(|s| {
+                        s["ok"] == false
+                            || (s["ok"].is_null()
+                                && !matches!(&s["error"], Value::Null | Value::Bool(false))
+                                && s["error"] != ""
+                                && s["error"] != serde_json::json!([])
+                                && s["error"] != serde_json::json!({}))
+                    });
+                    rejected
+                        || (steps.is_empty() && (v["no_tool_ok"] != true || !v["crash"].is_null()))
+                };
+                keep(&v["meta"]) && outcome_ok
+            })
+            .collect();
+        std::fs::write(dir.join("kept.jsonl"), kept.join("\n") + "\n").unwrap();
+        let alone = json(&run(&dir, &[&["score", "kept.jsonl"][..], &flags].concat()));
+        assert!(!alone["conditions"].as_array().unwrap().is_empty());
+        assert_eq!(numbers(&filtered), numbers(&alone), "{expr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn an_empty_filter_changes_no_byte() {
     let dir = golden();
     let args = ["score", "small.jsonl", "--bootstrap", "200", "--seed", "1"];
