@@ -1,6 +1,6 @@
 //! Failure clusters: every rollout that is not fully executable, grouped by what its first
 //! rejected call looked like — (dataset, label, tool, normalised message) — and counted per
-//! condition. The report carries them as `failure_clusters` ([`crate::report::FailureCluster`]).
+//! condition. The report carries them as `failure_clusters` ([`FailureCluster`], re-exported by [`crate::report`]).
 //!
 //! Each failed rollout is in exactly one cluster, so a condition's counts over the clusters of
 //! its dataset add up to its RR-Eligible (its failures):
@@ -22,8 +22,35 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::report::{ClusterCondition, FailureCluster};
+use serde::{Deserialize, Serialize};
+
 use crate::rollout::{Corpus, Rollout, TextId};
+
+/// One failure cluster of a dataset ([`crate::clusters`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureCluster {
+    pub dataset: String,
+    /// `schema` … `information`, `environment` or `unlabeled`.
+    pub label: String,
+    /// The failing call's tool; `null` for crashes, no-tool rollouts and calls the log names
+    /// no tool for.
+    pub tool: Option<String>,
+    /// The normalised message ([`crate::clusters::normalise_message`]), `crash: …`, `no call`,
+    /// `(no message)` or `(other patterns)`.
+    pub pattern: String,
+    /// Rollouts in the cluster, over its conditions.
+    pub total: u64,
+    /// Conditions with rollouts in the cluster, by (model, method).
+    pub conditions: Vec<ClusterCondition>,
+}
+
+/// A condition's rollouts in a failure cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterCondition {
+    pub model: String,
+    pub method: String,
+    pub n: u64,
+}
 
 /// Clusters kept per dataset before the rest are merged.
 pub const MAX_CLUSTERS: usize = 500;

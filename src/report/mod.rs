@@ -23,6 +23,7 @@ pub use build::{
     build_report, build_report_full, build_report_with_progress, BootstrapJob, Progress, ReportPlan,
 };
 
+pub use crate::clusters::{ClusterCondition, FailureCluster};
 use crate::score::MaxDepth;
 
 /// The schema name written into every report.
@@ -153,32 +154,6 @@ pub struct Report {
     pub identity_violations: Vec<Violation>,
     /// The files read, in input order.
     pub inputs: Vec<InputOut>,
-}
-
-/// One failure cluster of a dataset ([`crate::clusters`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FailureCluster {
-    pub dataset: String,
-    /// `schema` … `information`, `environment` or `unlabeled`.
-    pub label: String,
-    /// The failing call's tool; `null` for crashes, no-tool rollouts and calls the log names
-    /// no tool for.
-    pub tool: Option<String>,
-    /// The normalised message ([`crate::clusters::normalise_message`]), `crash: …`, `no call`,
-    /// `(no message)` or `(other patterns)`.
-    pub pattern: String,
-    /// Rollouts in the cluster, over its conditions.
-    pub total: u64,
-    /// Conditions with rollouts in the cluster, by (model, method).
-    pub conditions: Vec<ClusterCondition>,
-}
-
-/// A condition's rollouts in a failure cluster.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClusterCondition {
-    pub model: String,
-    pub method: String,
-    pub n: u64,
 }
 
 /// The settings as written into the report.
