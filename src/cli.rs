@@ -70,6 +70,64 @@ enum Command {
         python3 -m http.server --directory site   # then open http://127.0.0.1:8000/"
     )]
     Site(SiteArgs),
+    /// Search every rollout's tool names, call arguments, the replies of rejected calls and
+    /// the messages for a regular expression (case-insensitive unless it says "(?-i)").
+    #[command(
+        after_help = "Each hit is one field of one step (or a message) of one rollout: \
+        condition, task, trial, step and a snippet with the first match marked [[like this]].\n\n\
+        Examples:\n  \
+        prefix-exec search runs/ --query 'no such file'\n  \
+        prefix-exec search runs/ --query '^(cd|ls)$' --field tool --json | jq length\n  \
+        prefix-exec search runs/ --query 'timeout|rate limit' --field error \
+        --condition toolsandbox gpt-4.1 default"
+    )]
+    // `--field` says where to search; the transcripts' field mapping (`score --field`) is
+    // `--map-field` here.
+    #[command(mut_arg("fields", |a| a.long("map-field")))]
+    Search(SearchArgs),
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    /// Rollout files of any supported format, or folders (read recursively), as for `score`.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The regular expression (the regex crate's syntax; case-insensitive by default).
+    #[arg(long, short = 'e', value_name = "REGEX", allow_hyphen_values = true)]
+    query: String,
+    /// Where to look: tool (tool names), args (call arguments as compact JSON), error (the
+    /// whole reply text of rejected calls), message (the messages in the rollout's source), or
+    /// all.
+    #[arg(long, default_value = "all", value_parser = ["tool", "args", "error", "message", "all"])]
+    field: String,
+    /// Only this condition (repeatable): three separate arguments.
+    #[arg(
+        long = "condition",
+        num_args = 3,
+        value_names = ["DATASET", "MODEL", "METHOD"],
+        allow_hyphen_values = true,
+        action = clap::ArgAction::Append
+    )]
+    conditions: Vec<String>,
+    /// Skip this many hits (paging).
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
+    /// At most this many hits (default: all).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Print the hits as a JSON array (dataset, model, method, task_id, trial, step, field,
+    /// text, with mark, matches and rollout) instead of lines.
+    #[arg(long)]
+    json: bool,
+    /// Threads for reading and matching (default: every available core); the hits are the
+    /// same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// No progress output.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    import: ImportArgs,
 }
 
 #[derive(Args)]
@@ -140,6 +198,7 @@ impl ReportArgs {
             max_depth: self.max_depth,
             pairs,
             compare: Vec::new(),
+            filter: None,
         };
         settings.validate().map_err(anyhow::Error::msg)?;
         Ok(settings)
@@ -446,10 +505,25 @@ struct ScoreArgs {
         action = clap::ArgAction::Append
     )]
     compare: Vec<String>,
+    /// Score only the rollouts this filter keeps, recomputing every number on them: clauses
+    /// such as "model=gpt-4.1,gpt-5", "task~^multi_turn", "trial=1", "outcome!=crashed",
+    /// "label=schema", "meta.termination_reason!=max_steps", joined by ";" (docs/search.md);
+    /// repeatable (the clauses add up).
+    #[arg(long = "filter", value_name = "EXPR")]
+    filter: Vec<String>,
+    /// Score only the tasks every condition of a dataset ran (the common cohort; the filter
+    /// clause "common", applied after the other clauses).
+    #[arg(long)]
+    common_tasks: bool,
     /// Write the report JSON (prefix-exec/report/v1) to this file, or "-" for stdout
     /// (the table then goes to stderr).
     #[arg(long, value_name = "OUT|-")]
     json: Option<String>,
+    /// Write the failure clusters (every failed rollout's first rejected call grouped by
+    /// label, tool and normalised message, counted per condition) as CSV to this file, or "-"
+    /// for stdout.
+    #[arg(long, value_name = "OUT|-")]
+    clusters: Option<String>,
     /// Decimal places in the table.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=6))]
     decimals: u8,
@@ -523,6 +597,7 @@ where
         Command::Score(args) => score(args),
         Command::Convert(args) => convert(args),
         Command::Site(args) => site(args),
+        Command::Search(args) => search(args),
     };
     match result {
         Ok(code) => code,
@@ -574,8 +649,25 @@ fn score_settings(args: &ScoreArgs) -> Result<Settings> {
             )
         })
         .collect();
+    let mut filter = crate::filter::Filter::default();
+    for text in &args.filter {
+        filter = filter.and(crate::filter::Filter::parse(text)?);
+    }
+    if args.common_tasks {
+        filter = filter.and(crate::filter::Filter::common_tasks());
+    }
+    settings.filter = filter.is_active().then_some(filter);
     settings.validate().map_err(anyhow::Error::msg)?;
     Ok(settings)
+}
+
+/// The message when a filter keeps no rollout (nothing to score), or `None`.
+fn filter_emptied(report: &crate::report::Report) -> Option<String> {
+    let filter = report.settings.filter.as_ref()?;
+    report
+        .conditions
+        .is_empty()
+        .then(|| format!("the filter {filter} keeps no rollout; nothing to score (loosen it)"))
 }
 
 /// Reads `inputs` (already expanded) into a corpus, as `score` reads its files.
@@ -591,21 +683,94 @@ fn read_corpus(
     Ok(result)
 }
 
+/// Hands a filter that names `meta.*` keys the metadata of every rollout of `corpus`, re-read
+/// from `inputs` (the corpus keeps none) on the thread pool; the lines about rollouts whose
+/// metadata could not be read (their `meta.*` values are absent).
+fn resolve_meta(
+    settings: &mut Settings,
+    corpus: &crate::rollout::Corpus,
+    summary: &crate::formats::ImportSummary,
+    inputs: &[Input],
+) -> Vec<String> {
+    use crate::search::ByteSource;
+    let Some(filter) = settings.filter.take() else {
+        return Vec::new();
+    };
+    let keys = filter.meta_keys();
+    if keys.is_empty() {
+        settings.filter = Some(filter);
+        return Vec::new();
+    }
+    let memory: std::collections::HashMap<String, &[u8]> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
+            Input::Path(_) => None,
+        })
+        .collect();
+    let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
+    let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
+    let read = crate::parallel::map(&chunks, |chunk| {
+        let mut source = InputSource::new(&memory);
+        chunk
+            .iter()
+            .map(|&i| {
+                source
+                    .read(corpus, i)
+                    .and_then(|bytes| summary.rollout_line(corpus, i, &bytes))
+                    .map(|line| crate::filter::meta_values(&line, &keys))
+            })
+            .collect::<Vec<_>>()
+    });
+    let mut values = Vec::with_capacity(corpus.rollouts.len());
+    let mut unreadable = Vec::new();
+    for (i, r) in read.into_iter().flatten().enumerate() {
+        match r {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                if unreadable.len() < crate::search::MAX_UNREADABLE {
+                    let s = corpus.rollouts[i].source;
+                    let file = corpus.files.get(s.file as usize).map_or("?", |f| &f.name);
+                    unreadable.push(format!(
+                        "cannot read the metadata of the rollout at {file}:{}: {e} (its meta.* \
+                         values are absent)",
+                        s.line
+                    ));
+                }
+                values.push(Default::default());
+            }
+        }
+    }
+    settings.filter = Some(filter.with_meta(values));
+    unreadable
+}
+
 fn score(args: ScoreArgs) -> Result<u8> {
-    let settings = score_settings(&args)?;
+    if args.json.as_deref() == Some("-") && args.clusters.as_deref() == Some("-") {
+        bail!("--json - and --clusters - would both write to stdout: send one to a file");
+    }
+    let mut settings = score_settings(&args)?;
     let mut progress = Progress::new(args.quiet);
     let options = args.import.options()?;
-    let (corpus, summary) = read_corpus(&expand(&args.files)?, &options, &mut progress)?;
+    let inputs = expand(&args.files)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut progress)?;
     print_diagnostics(&corpus, args.import.verbose);
     if corpus.rollouts.is_empty() {
         eprintln!("prefix-exec: no valid rollout was read; nothing to score");
         return Ok(1);
+    }
+    for line in resolve_meta(&mut settings, &corpus, &summary, &inputs) {
+        eprintln!("prefix-exec: {line}");
     }
 
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |p| {
         progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total))
     });
     progress.done();
+    if let Some(message) = filter_emptied(&report) {
+        eprintln!("prefix-exec: {message}");
+        return Ok(1);
+    }
 
     let layout = args
         .layout
@@ -621,9 +786,21 @@ fn score(args: ScoreArgs) -> Result<u8> {
         }
         Some(path) => {
             std::fs::write(path, &json).with_context(|| format!("cannot write {path}"))?;
-            print!("{text}");
+            if args.clusters.as_deref() == Some("-") {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
         }
+        // The clusters' CSV on stdout: the table goes to stderr, as with `--json -`.
+        None if args.clusters.as_deref() == Some("-") => eprint!("{text}"),
         None => print!("{text}"),
+    }
+    match args.clusters.as_deref() {
+        Some("-") => std::io::stdout().write_all(table::render_clusters_csv(&report).as_bytes())?,
+        Some(path) => std::fs::write(path, table::render_clusters_csv(&report))
+            .with_context(|| format!("cannot write {path}"))?,
+        None => {}
     }
     for note in &report.notes {
         eprintln!("prefix-exec: note: {note}");
@@ -1223,18 +1400,22 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
         unreachable!("parsed as score")
     };
     args.report.threads = None;
-    let settings = score_settings(&args)?;
+    let mut settings = score_settings(&args)?;
     let options = args.import.options()?;
-    let (corpus, summary) =
-        read_corpus(&expand_inputs(inputs)?, &options, &mut Progress::new(true))?;
-    let diagnostics = diagnostic_lines(&corpus);
+    let inputs = expand_inputs(inputs)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut Progress::new(true))?;
+    let mut diagnostics = diagnostic_lines(&corpus);
     if corpus.rollouts.is_empty() {
         return Err(nothing_read(
             &diagnostics,
             "no valid rollout was read; nothing to score",
         ));
     }
+    diagnostics.extend(resolve_meta(&mut settings, &corpus, &summary, &inputs));
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
+    if let Some(message) = filter_emptied(&report) {
+        return Err(anyhow::anyhow!(message));
+    }
     Ok(Scored {
         report,
         diagnostics,
@@ -1272,4 +1453,283 @@ pub fn convert_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<(String,
     // Canonical lines are rendered by serde_json: always UTF-8.
     let text = String::from_utf8(out).context("the converted lines are not UTF-8")?;
     Ok((text, diagnostics))
+}
+
+impl SearchArgs {
+    fn query(&self) -> crate::search::SearchQuery {
+        crate::search::SearchQuery {
+            pattern: self.query.clone(),
+            field: crate::search::Field::parse(&self.field).unwrap_or_default(),
+            conditions: self
+                .conditions
+                .chunks_exact(3)
+                .map(|c| (c[0].clone(), c[1].clone(), c[2].clone()))
+                .collect(),
+            offset: self.offset,
+            limit: self.limit.unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// Rollouts' bytes read back from the input: files by their path (an archive's member found
+/// again in its archive, the last one kept), in-memory inputs by their name.
+pub struct InputSource<'a> {
+    memory: &'a std::collections::HashMap<String, &'a [u8]>,
+    open: Option<(u32, File)>,
+    member: Option<(u32, Vec<u8>)>,
+}
+
+impl<'a> InputSource<'a> {
+    pub fn new(memory: &'a std::collections::HashMap<String, &'a [u8]>) -> Self {
+        InputSource {
+            memory,
+            open: None,
+            member: None,
+        }
+    }
+}
+
+impl crate::search::ByteSource for InputSource<'_> {
+    fn read(&mut self, corpus: &crate::rollout::Corpus, index: usize) -> Result<Vec<u8>, String> {
+        use crate::formats::RandomAccess;
+        let source = corpus.rollouts[index].source;
+        let input = corpus
+            .files
+            .get(source.file as usize)
+            .ok_or("the rollout's file is unknown")?;
+        let slice = |bytes: &[u8]| -> Vec<u8> {
+            let at = (source.offset as usize).min(bytes.len());
+            let end = at.saturating_add(source.len as usize).min(bytes.len());
+            bytes[at..end].to_vec()
+        };
+        if let Some(archive) = &input.archive {
+            if self.member.as_ref().is_none_or(|(f, _)| *f != source.file) {
+                let bytes = match self.memory.get(archive) {
+                    Some(bytes) => {
+                        let mut access: &[u8] = bytes;
+                        crate::ingest::archive::read_member(&mut access, archive, &input.name)?
+                    }
+                    None => {
+                        let mut file = File::open(archive)
+                            .map_err(|e| format!("cannot open {archive}: {e}"))?;
+                        crate::ingest::archive::read_member(&mut file, archive, &input.name)?
+                    }
+                };
+                self.member = Some((source.file, bytes));
+            }
+            return Ok(self
+                .member
+                .as_ref()
+                .map(|(_, b)| slice(b))
+                .unwrap_or_default());
+        }
+        if let Some(bytes) = self.memory.get(&input.name) {
+            return Ok(slice(bytes));
+        }
+        if self.open.as_ref().is_none_or(|(f, _)| *f != source.file) {
+            let file =
+                File::open(&input.name).map_err(|e| format!("cannot open {}: {e}", input.name))?;
+            self.open = Some((source.file, file));
+        }
+        let (_, file) = self.open.as_mut().expect("opened above");
+        let mut buf = vec![0u8; source.len as usize];
+        let n = file
+            .read_at(source.offset, &mut buf)
+            .map_err(|e| format!("cannot read {}: {e}", input.name))?;
+        if n < buf.len() {
+            return Err(format!(
+                "{} is shorter than when it was read (changed since?)",
+                input.name
+            ));
+        }
+        Ok(buf)
+    }
+}
+
+/// Rollouts searched per task of the thread pool (each task re-reads its rollouts in result
+/// order and hands them over whole).
+const SEARCH_CHUNK: usize = 64;
+
+/// Searches `corpus` with `query` on the thread pool, in fixed chunks merged in result order
+/// (the same page at any thread count), reading the rollouts back from `inputs`.
+pub fn search_corpus(
+    corpus: &crate::rollout::Corpus,
+    summary: &crate::formats::ImportSummary,
+    inputs: &[Input],
+    query: &crate::search::SearchQuery,
+) -> std::result::Result<crate::search::SearchPage, crate::search::SearchError> {
+    use crate::search::{ByteSource, Pager, Searcher};
+    let searcher = Searcher::new(query)?;
+    let candidates = searcher.candidates(corpus)?;
+    let memory: std::collections::HashMap<String, &[u8]> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
+            Input::Path(_) => None,
+        })
+        .collect();
+    let chunks: Vec<&[(usize, u32)]> = candidates.chunks(SEARCH_CHUNK).collect();
+    let mut pager = Pager::new(query, candidates.len());
+    crate::parallel::map_each(
+        &chunks,
+        |chunk| {
+            let mut source = InputSource::new(&memory);
+            chunk
+                .iter()
+                .map(|&(index, trial)| {
+                    let hits = source
+                        .read(corpus, index)
+                        .and_then(|b| searcher.search_rollout(corpus, summary, index, &b));
+                    (index, trial, hits)
+                })
+                .collect::<Vec<_>>()
+        },
+        |results| {
+            for (index, trial, hits) in results {
+                pager.add(corpus, index, trial, hits);
+            }
+        },
+    );
+    Ok(pager.finish())
+}
+
+/// A hit as a line: condition, task, trial, step, field, the snippet with its match marked.
+fn hit_line(h: &crate::search::Hit) -> String {
+    let chars: Vec<char> = h.text.chars().collect();
+    let [a, b] = h.mark;
+    let (a, b) = (a.min(chars.len()), b.min(chars.len()));
+    let text: String = chars[..a]
+        .iter()
+        .chain("[[".chars().collect::<Vec<_>>().iter())
+        .chain(&chars[a..b])
+        .chain("]]".chars().collect::<Vec<_>>().iter())
+        .chain(&chars[b..])
+        .collect();
+    let step = h.step.map_or("-".to_string(), |s| s.to_string());
+    format!(
+        "{}: {} · {}\ttask {}\ttrial {}\tstep {step}\t{}: {}",
+        h.dataset,
+        h.model,
+        h.method,
+        h.task_id,
+        h.trial,
+        h.field.name(),
+        text.replace(['\n', '\r', '\t'], " ")
+    )
+}
+
+fn search(args: SearchArgs) -> Result<u8> {
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("cannot start the thread pool")?;
+    }
+    let query = args.query();
+    // A bad pattern fails before anything is read.
+    crate::search::Searcher::new(&query)?;
+    let started = Instant::now();
+    let mut progress = Progress::new(args.quiet);
+    let options = args.import.options()?;
+    let inputs = expand(&args.files)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut progress)?;
+    print_diagnostics(&corpus, args.import.verbose);
+    if corpus.rollouts.is_empty() {
+        eprintln!("prefix-exec: no valid rollout was read; nothing to search");
+        return Ok(1);
+    }
+    let read = started.elapsed();
+    progress.show(&format!("searching {} rollouts", corpus.rollouts.len()));
+    let searching = Instant::now();
+    let page = search_corpus(&corpus, &summary, &inputs, &query)?;
+    let searched = searching.elapsed();
+    progress.done();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &page.hits)?;
+        out.write_all(b"\n")?;
+    } else {
+        for h in &page.hits {
+            writeln!(out, "{}", hit_line(h))?;
+        }
+    }
+    report_search(&page, &corpus, args.quiet);
+    if !args.quiet {
+        eprintln!(
+            "prefix-exec: searched in {:.3} s, after reading the input in {:.3} s",
+            searched.as_secs_f64(),
+            read.as_secs_f64()
+        );
+    }
+    Ok(0)
+}
+
+/// What a search could not read, and its totals, on stderr.
+fn report_search(page: &crate::search::SearchPage, corpus: &crate::rollout::Corpus, quiet: bool) {
+    for (index, e) in &page.unreadable {
+        let r = &corpus.rollouts[*index];
+        let file = corpus
+            .files
+            .get(r.source.file as usize)
+            .map_or("?", |f| f.name.as_str());
+        eprintln!(
+            "prefix-exec: cannot search the rollout at {file}:{}: {e}",
+            r.source.line
+        );
+    }
+    if page.unreadable_total > page.unreadable.len() {
+        eprintln!(
+            "prefix-exec: … and {} more rollouts that could not be read",
+            page.unreadable_total - page.unreadable.len()
+        );
+    }
+    if !quiet {
+        eprintln!(
+            "prefix-exec: {} hits in {} rollouts{}",
+            page.total,
+            page.rollouts,
+            if page.unreadable_total > 0 {
+                format!(" ({} could not be read)", page.unreadable_total)
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
+/// `search --json` for library callers (the Python API): the hits of `inputs` for `search`'s
+/// `flags` (e.g. `--query x --field error`), and the input's diagnostics followed by what could
+/// not be searched. Fails where `search` exits with a non-zero code.
+pub fn search_inputs(
+    flags: &[OsString],
+    inputs: Vec<Input>,
+) -> Result<(crate::search::SearchPage, Vec<String>)> {
+    let Command::Search(args) = parse_flags("search", &["-"], flags)? else {
+        unreachable!("parsed as search")
+    };
+    let query = args.query();
+    crate::search::Searcher::new(&query)?;
+    let options = args.import.options()?;
+    let inputs = expand_inputs(inputs)?;
+    let (corpus, summary) = read_corpus(&inputs, &options, &mut Progress::new(true))?;
+    let mut diagnostics = diagnostic_lines(&corpus);
+    if corpus.rollouts.is_empty() {
+        return Err(nothing_read(
+            &diagnostics,
+            "no valid rollout was read; nothing to search",
+        ));
+    }
+    let page = search_corpus(&corpus, &summary, &inputs, &query)?;
+    for (index, e) in &page.unreadable {
+        let r = &corpus.rollouts[*index];
+        let file = corpus
+            .files
+            .get(r.source.file as usize)
+            .map_or("?", |f| f.name.as_str());
+        diagnostics.push(format!(
+            "cannot search the rollout at {file}:{}: {e}",
+            r.source.line
+        ));
+    }
+    Ok((page, diagnostics))
 }

@@ -36,6 +36,8 @@ pub mod browse;
 /// Python package.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
+pub mod clusters;
+pub mod filter;
 pub mod formats;
 pub mod ingest;
 pub mod label;
@@ -44,6 +46,7 @@ pub mod plot;
 pub mod report;
 pub mod rollout;
 pub mod score;
+pub mod search;
 pub mod site;
 pub mod stats;
 #[cfg(target_arch = "wasm32")]

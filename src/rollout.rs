@@ -616,6 +616,69 @@ impl Corpus {
         }
     }
 
+    /// A copy holding only the rollouts with `keep[i]` set, in order, and the conditions
+    /// that still have one (renumbered in their order, names and everything else kept), with
+    /// each kept rollout's index in `self`: what a filter's report is built from
+    /// ([`crate::filter`]).
+    pub fn retain_rollouts(&self, keep: &[bool]) -> (Corpus, Vec<usize>) {
+        let original: Vec<usize> = (0..self.rollouts.len())
+            .filter(|&i| keep.get(i).copied().unwrap_or(false))
+            .collect();
+        let mut used = vec![false; self.conditions.len()];
+        for &i in &original {
+            used[self.rollouts[i].condition as usize] = true;
+        }
+        let mut renumber = vec![ConditionId::MAX; self.conditions.len()];
+        let mut conditions = Vec::new();
+        let mut condition_index = HashMap::new();
+        for (id, c) in self.conditions.iter().enumerate() {
+            if used[id] {
+                renumber[id] = conditions.len() as ConditionId;
+                condition_index.insert(*c, conditions.len() as ConditionId);
+                conditions.push(*c);
+            }
+        }
+        let rollouts = original
+            .iter()
+            .map(|&i| {
+                let mut r = self.rollouts[i].clone();
+                r.condition = renumber[r.condition as usize];
+                r
+            })
+            .collect();
+        let sub = Corpus {
+            conditions,
+            condition_index,
+            rollouts,
+            ..self.clone_without_rollouts()
+        };
+        (sub, original)
+    }
+
+    /// Everything but the rollouts and conditions (left empty).
+    fn clone_without_rollouts(&self) -> Corpus {
+        Corpus {
+            datasets: self.datasets.clone(),
+            models: self.models.clone(),
+            methods: self.methods.clone(),
+            tasks: self.tasks.clone(),
+            texts: self.texts.clone(),
+            conditions: Vec::new(),
+            condition_index: HashMap::new(),
+            rollouts: Vec::new(),
+            files: self.files.clone(),
+            diagnostics: self.diagnostics.clone(),
+            diagnostics_total: self.diagnostics_total,
+            label_rules: self.label_rules,
+            label_rationales: self.label_rationales.clone(),
+            success_rules: self.success_rules.clone(),
+            notes: self.notes.clone(),
+            model_paths: self.model_paths.clone(),
+            problems: self.problems.clone(),
+            problem_index: self.problem_index.clone(),
+        }
+    }
+
     /// Gives a condition another method name, keeping its id.
     fn rename_method(&mut self, id: ConditionId, method: &str) {
         let old = self.conditions[id as usize];

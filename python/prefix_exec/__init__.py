@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from . import _native
 from ._native import PrefixExecError
 
-__all__ = ["score", "convert", "convert_jsonl", "Report", "PrefixExecError", "__version__"]
+__all__ = ["score", "search", "convert", "convert_jsonl", "Report", "PrefixExecError", "__version__"]
 __version__: str = _native.__version__
 
 #: What :func:`score` and :func:`convert` read: a path (file or folder), in-memory JSONL (``bytes``,
@@ -159,6 +159,44 @@ class Report:
     def rank_divergences(self) -> List[Dict[str, Any]]:
         """The report's ``rank_divergence`` entries as plain dicts (see :meth:`rank_divergence`)."""
         return self._data().get("rank_divergence", [])
+
+    @property
+    def failure_cluster_list(self) -> List[Dict[str, Any]]:
+        """The report's ``failure_clusters`` entries as plain dicts (see :meth:`failure_clusters`)."""
+        return self._data().get("failure_clusters", [])
+
+    def failure_clusters(self) -> "Any":
+        """Every rollout that is not fully executable, grouped by its first rejected call's
+        (label, tool, normalised message) per dataset, as a tidy ``pandas.DataFrame``: one row per
+        (cluster, condition with rollouts in it), the rows of ``prefix-exec score --clusters``.
+        Columns: ``dataset``, ``label``, ``tool`` (None for crashes and no-tool rollouts),
+        ``pattern`` (the normalised message, ``crash: …``, ``no call``, ``(no message)``),
+        ``total`` (the cluster's rollouts), ``model``, ``method``, ``n`` (the condition's rollouts
+        in the cluster), ``share`` (``n`` over the condition's failures, its RR-Eligible). A
+        condition's ``n`` add up to its RR-Eligible. Needs pandas."""
+        pd = _pandas("failure_clusters")
+        failures = {
+            (c["dataset"], c["model"], c["method"]): c["rr_eligible"] for c in self.conditions
+        }
+        rows = []
+        for k in self.failure_cluster_list:
+            for c in k["conditions"]:
+                of = failures.get((k["dataset"], c["model"], c["method"]), 0)
+                rows.append(
+                    {
+                        "dataset": k["dataset"],
+                        "label": k["label"],
+                        "tool": k["tool"],
+                        "pattern": k["pattern"],
+                        "total": k["total"],
+                        "model": c["model"],
+                        "method": c["method"],
+                        "n": c["n"],
+                        "share": c["n"] / of if of else float("nan"),
+                    }
+                )
+        columns = ["dataset", "label", "tool", "pattern", "total", "model", "method", "n", "share"]
+        return pd.DataFrame(rows, columns=columns)
 
     def to_text(self, decimals: int = 2, layout: Optional[str] = None) -> str:
         """What ``prefix-exec score`` prints: the main table, then the Ranks sections
@@ -383,6 +421,79 @@ def score(
     report = Report(native)
     _warn(report.diagnostics)
     return report
+
+
+def search(
+    paths: Inputs,
+    query: str,
+    *,
+    field: str = "all",
+    condition: Any = None,
+    offset: int = 0,
+    limit: Optional[int] = None,
+    threads: Optional[int] = None,
+    **options: Any,
+) -> "Any":
+    """Searches every rollout for a regular expression: the hits of ``prefix-exec search PATHS
+    --query QUERY --json`` as a ``pandas.DataFrame``, one row per (rollout, step, field) that
+    matches, in the CLI's order (condition, task, trial, step).
+
+    ``query``: the regex crate's syntax, case-insensitive unless it says ``(?-i)``. ``field``:
+    "tool", "args" (call arguments as compact JSON), "error" (the whole reply of a rejected
+    call), "message" (the messages in the rollout's source) or "all". ``condition``: a
+    (dataset, model, method) or a list of them, to search only those. ``offset`` / ``limit``:
+    the page. Other options are ``search``'s (``score``'s import flags with underscores; the
+    transcripts' field mapping is ``map_field=[...]``).
+
+    Columns: ``dataset``, ``model``, ``method``, ``task_id``, ``trial`` (1-based, per condition
+    and task), ``step`` (1-based; missing for a message), ``field``, ``text`` (a snippet around the
+    first match), ``mark_start`` / ``mark_end`` (the match in ``text``, in characters),
+    ``matches`` (in the field's whole text), ``rollout`` (the rollout's index). ``attrs``:
+    ``total`` (hits in all), ``rollouts`` (searched), ``unreadable`` (rollouts that could not be
+    read back, also warned about). Raises :class:`PrefixExecError` for a bad pattern. Needs
+    pandas.
+    """
+    pd = _pandas("search")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise PrefixExecError(f"threads must be a positive integer, got {threads!r}")
+    flags = ["--query", query, "--field", field, "--offset", str(offset)]
+    if limit is not None:
+        flags += ["--limit", str(limit)]
+    if condition is not None:
+        conditions = [condition] if _is_names(condition, 3) else condition
+        for c in conditions:
+            flags += ["--condition", *[str(v) for v in c]]
+    flags += _flags(options)
+    text, diagnostics = _native.search(_inputs(paths), flags, threads)
+    _warn(diagnostics)
+    page = json.loads(text)
+    rows = [
+        {
+            "dataset": h["dataset"],
+            "model": h["model"],
+            "method": h["method"],
+            "task_id": h["task_id"],
+            "trial": h["trial"],
+            "step": h["step"],
+            "field": h["field"],
+            "text": h["text"],
+            "mark_start": h["mark"][0],
+            "mark_end": h["mark"][1],
+            "matches": h["matches"],
+            "rollout": h["rollout"],
+        }
+        for h in page["hits"]
+    ]
+    columns = [
+        "dataset", "model", "method", "task_id", "trial", "step", "field", "text", "mark_start",
+        "mark_end", "matches", "rollout",
+    ]  # fmt: skip
+    df = pd.DataFrame(rows, columns=columns)
+    df["step"] = df["step"].astype("Int64")
+    df.attrs["total"] = page["total"]
+    df.attrs["rollouts"] = page["rollouts"]
+    df.attrs["unreadable"] = page["unreadable_total"]
+    return df
 
 
 def convert_jsonl(paths: Inputs, **options: Any) -> str:

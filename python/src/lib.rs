@@ -164,6 +164,23 @@ fn convert(
         .map_err(error)
 }
 
+/// `search --json` for the Python API: the search page as JSON (hits, total, what could not be
+/// read) and the input's diagnostics; the GIL released.
+#[pyfunction]
+#[pyo3(signature = (inputs, flags, threads = None))]
+fn search(
+    py: Python<'_>,
+    inputs: Vec<PyInput<'_>>,
+    flags: Vec<OsString>,
+    threads: Option<usize>,
+) -> PyResult<(String, Vec<String>)> {
+    let inputs = self::inputs(inputs);
+    let (page, diagnostics) = py
+        .detach(|| with_threads(threads, || cli::search_inputs(&flags, inputs)))
+        .map_err(error)?;
+    Ok((page.to_json(), diagnostics))
+}
+
 /// Runs `f` on a pool of `threads` threads, or on rayon's global pool (every core). A pool of
 /// its own, not `build_global` as the CLI does: a Python process may score many times, with
 /// different thread counts.
@@ -189,5 +206,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(search, m)?)?;
     Ok(())
 }

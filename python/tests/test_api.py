@@ -409,3 +409,57 @@ def test_archives_read_as_the_folder_they_hold(tmp_path):
     folder = prefix_exec.score(top, bootstrap=200).conditions
     for archive in (tgz, zf):
         assert prefix_exec.score(archive, bootstrap=200).conditions == folder, archive.name
+
+
+def test_filter_and_common_tasks_are_the_cli_s():
+    args = ("--bootstrap", "200", "--seed", "2", "--filter", "trial=1; outcome!=crashed", "--common-tasks")
+    report = prefix_exec.score(EXAMPLE, bootstrap=200, seed=2, filter="trial=1; outcome!=crashed", common_tasks=True)
+    assert report.to_json().encode() == cli_json(str(EXAMPLE), *args)
+    assert report.to_dict()["settings"]["filter"] == "trial=1; outcome!=crashed; common"
+    # No filter: no `filter` in the settings (the report of every rollout, unchanged).
+    assert "filter" not in prefix_exec.score(EXAMPLE, bootstrap=0).to_dict()["settings"]
+    with pytest.raises(prefix_exec.PrefixExecError, match="unknown field"):
+        prefix_exec.score(EXAMPLE, bootstrap=0, filter="colour=red")
+    with pytest.raises(prefix_exec.PrefixExecError, match="keeps no rollout"):
+        prefix_exec.score(EXAMPLE, bootstrap=0, filter="model=nobody")
+
+
+def test_failure_clusters_are_the_cli_s_csv(tmp_path):
+    import io
+
+    import pandas as pd
+
+    out = tmp_path / "clusters.csv"
+    cli_json(str(EXAMPLE), "--bootstrap", "0", "--clusters", str(out))
+    report = prefix_exec.score(EXAMPLE, bootstrap=0)
+    df = report.failure_clusters()
+    csv = pd.read_csv(io.StringIO(out.read_text()), keep_default_na=False, na_values=[""])
+    assert len(df) == len(csv) > 0
+    assert list(df.columns) == list(csv.columns)
+    assert list(df["n"]) == list(csv["n"])
+    assert list(df["pattern"]) == list(csv["pattern"])
+    # Every failure in exactly one cluster: per condition, n adds up to RR-Eligible.
+    sums = df.groupby(["dataset", "model", "method"])["n"].sum()
+    for c in report.conditions:
+        assert sums.get((c["dataset"], c["model"], c["method"]), 0) == c["rr_eligible"]
+
+
+def test_search_is_the_cli_s():
+    args = ["search", str(EXAMPLE), "--query", "a", "--field", "tool", "--json", "--quiet"]
+    r = wheel_cli(*args)
+    assert r.returncode == 0, r.stderr.decode()
+    hits = json.loads(r.stdout)
+    df = prefix_exec.search(EXAMPLE, "a", field="tool")
+    assert df.attrs["total"] == len(hits) == len(df) > 0
+    assert list(df["task_id"]) == [h["task_id"] for h in hits]
+    assert list(df["step"]) == [h["step"] for h in hits]
+    assert set(df["field"]) == {"tool"}
+    page = prefix_exec.search(EXAMPLE, "a", field="tool", offset=2, limit=3)
+    assert len(page) == 3 and page.attrs["total"] == len(hits)
+    assert list(page["rollout"]) == [h["rollout"] for h in hits[2:5]]
+    # In-memory input is read back from memory.
+    line = '{"dataset":"d","task_id":"t","model":"m","method":"x","success":false,"steps":[{"tool":"cd","ok":false,"error":"No such dir"}]}\n'
+    df = prefix_exec.search(line, "such", field="error")
+    assert list(df["text"]) == ["No such dir"] and list(df["step"]) == [1]
+    with pytest.raises(prefix_exec.PrefixExecError, match="not a valid regular expression"):
+        prefix_exec.search(EXAMPLE, "(a")

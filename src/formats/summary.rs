@@ -110,6 +110,30 @@ impl ImportSummary {
         counts.into_values().collect()
     }
 
+    /// The summary of a filtered corpus ([`crate::filter`]): the per-rollout entries of the
+    /// rollouts at `original` (indices into this summary's corpus), in that order; the files
+    /// unchanged.
+    pub fn restricted(&self, original: &[usize]) -> ImportSummary {
+        let position: BTreeMap<usize, usize> = original
+            .iter()
+            .enumerate()
+            .map(|(new, &old)| (old, new))
+            .collect();
+        ImportSummary {
+            files: self.files.clone(),
+            first_failure_sources: original
+                .iter()
+                .map(|&i| self.first_failure_sources.get(i).copied().flatten())
+                .collect(),
+            readback: self.readback.clone(),
+            line_tools: self
+                .line_tools
+                .iter()
+                .filter_map(|(old, tools)| position.get(old).map(|&new| (new, tools.clone())))
+                .collect(),
+        }
+    }
+
     /// The canonical line of rollout `index`, given the bytes at its [`crate::rollout::Source`]
     /// (a canonical line, a tau-bench element, a tau2 simulation or a BFCL result line). A
     /// viewer re-reads those bytes from the file and hands them here, then shows the steps with

@@ -53,6 +53,12 @@ pub fn build_report_full(
     settings: &Settings,
     progress: &mut dyn FnMut(Progress),
 ) -> Report {
+    if let Some(filter) = settings.filter.as_ref().filter(|f| f.is_active()) {
+        let filtered = filter.apply(corpus, imports);
+        let plan = ReportPlan::new(&filtered.corpus, settings);
+        let values = plan.run_bootstrap(progress);
+        return plan.finish(&filtered.corpus, filtered.summary.as_ref(), values);
+    }
     let plan = ReportPlan::new(corpus, settings);
     let values = plan.run_bootstrap(progress);
     plan.finish(corpus, imports, values)
@@ -84,7 +90,9 @@ pub struct ReportPlan<'s> {
 }
 
 impl<'s> ReportPlan<'s> {
-    /// Scores `corpus` and chooses the pairs to compare; nothing is resampled yet.
+    /// Scores `corpus` and chooses the pairs to compare; nothing is resampled yet. The corpus
+    /// is scored as given: with [`Settings::filter`] set, give the filtered corpus
+    /// ([`crate::filter::Filter::apply`], as [`build_report_full`] does).
     pub fn new(corpus: &Corpus, settings: &'s Settings) -> Self {
         let level = if settings.level > 0.0 && settings.level < 1.0 {
             settings.level
@@ -390,12 +398,18 @@ fn assemble(
                     })
                 })
                 .collect(),
+            filter: settings
+                .filter
+                .as_ref()
+                .filter(|f| f.is_active())
+                .map(|f| f.to_string()),
         },
         conditions,
         paired,
         ranks,
         rank_divergence,
         pareto,
+        failure_clusters: crate::clusters::failure_clusters(corpus),
         diagnostics: corpus
             .diagnostics
             .iter()

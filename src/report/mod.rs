@@ -24,6 +24,7 @@ pub use build::{
     build_report, build_report_full, build_report_with_progress, BootstrapJob, Progress, ReportPlan,
 };
 
+pub use crate::clusters::{ClusterCondition, FailureCluster};
 use crate::score::MaxDepth;
 
 /// The schema name written into every report.
@@ -46,6 +47,10 @@ pub struct Settings {
     /// Cross-condition comparisons asked for: (A, B), each a (model, method), made in every
     /// dataset holding both, in addition to the automatic pairs.
     pub compare: Vec<(ConditionRef, ConditionRef)>,
+    /// Score only the rollouts this filter keeps ([`crate::filter`]): [`build_report_full`]
+    /// applies it, and the report states it (`settings.filter`, a note, the exports). `None`
+    /// (or an empty filter) gives the report of the whole corpus, byte for byte.
+    pub filter: Option<crate::filter::Filter>,
 }
 
 /// A condition of a dataset, named by its model and method.
@@ -73,6 +78,7 @@ impl Default for Settings {
             max_depth: MaxDepth::Fixed(10),
             pairs: Vec::new(),
             compare: Vec::new(),
+            filter: None,
         }
     }
 }
@@ -132,6 +138,11 @@ pub struct Report {
     /// conditions are on the cost frontier ([`pareto`]); absent when no rollout carries a cost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pareto: Vec<ParetoEntry>,
+    /// Every rollout that is not fully executable, grouped by its first rejected call's
+    /// (label, tool, normalised message) per dataset, with counts per condition
+    /// ([`crate::clusters`]): a condition's counts add up to its RR-Eligible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure_clusters: Vec<FailureCluster>,
     /// The first diagnostics (at most [`crate::rollout::MAX_DIAGNOSTICS`]).
     pub diagnostics: Vec<DiagnosticOut>,
     /// All diagnostics, including those not listed.
@@ -169,6 +180,10 @@ pub struct SettingsOut {
     /// by dataset; shown under the table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub success_rules: Vec<SuccessRule>,
+    /// The filter the report was restricted to ([`Settings::filter`]), in its canonical
+    /// spelling; absent when the report covers every rollout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
 }
 
 /// A dataset's success rule, as its rollouts state it.

@@ -72,6 +72,7 @@ impl JobSettings {
             max_depth,
             pairs: self.pairs.clone(),
             compare: self.compare.clone(),
+            filter: None,
         };
         settings.validate()?;
         Ok(settings)
