@@ -11,7 +11,6 @@
 pub mod app;
 pub mod download;
 pub mod folders;
-pub mod inflate;
 pub mod pool;
 pub mod protocol;
 pub mod site;

@@ -529,7 +529,7 @@ fn on_message(event: MessageEvent) {
             if let Some(file) = file {
                 wasm_bindgen_futures::spawn_local(async move {
                     let (msg, members, transfer) =
-                        super::inflate::inflate_batch(&file, run, batch, &records).await;
+                        super::pool::inflate::inflate_batch(&file, run, batch, &records).await;
                     post_with(&msg, &[("members", &members)], Some(&transfer));
                 });
             }
@@ -717,7 +717,7 @@ async fn compute(
             };
             if let Some(mut steps) = ingest.begin_zip(&name, &file_options, &mut access) {
                 let records = (0..steps.len()).map(|k| steps.ahead(k)).collect();
-                let run = super::inflate::InflateRun::start(file, records);
+                let run = super::pool::inflate::InflateRun::start(file, records);
                 for k in 0..steps.len() {
                     let inflated = match &run {
                         Some(run) => run.take(k).await,

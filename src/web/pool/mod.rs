@@ -23,6 +23,8 @@
 //! (or a report without a bootstrap) is the single-worker path: the coordinator runs every job
 //! and reads every line.
 
+pub mod inflate;
+
 use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
@@ -348,12 +350,12 @@ fn on_member_message(index: usize, event: MessageEvent) {
         }
         Ok(PoolReply::PoolPrepared { run, piece }) => piece_back(index, run, piece, &data),
         Ok(PoolReply::PoolInflated { run, batch, errors }) => {
-            super::inflate::batch_back(index, run, batch, errors, &data)
+            inflate::batch_back(index, run, batch, errors, &data)
         }
         Ok(PoolReply::Failed { message }) => {
             // A worker that failed (its panic hook reports a bug) answers nothing more.
             break_parse();
-            super::inflate::break_run();
+            inflate::break_run();
             fail(format!("pool worker {}: {message}", index + 1))
         }
         _ => {} // Ready and the like
@@ -590,7 +592,7 @@ pub fn prepare_piece(
 }
 
 /// A new run's id (bootstrap, parse and inflate runs share the numbering).
-pub(super) fn next_run() -> u32 {
+fn next_run() -> u32 {
     NEXT_RUN.with(|n| {
         let mut n = n.borrow_mut();
         *n += 1;
@@ -599,7 +601,7 @@ pub(super) fn next_run() -> u32 {
 }
 
 /// Sends `msg` to pool worker `index`, `value` beside it as `key`.
-pub(super) fn send_to(index: usize, msg: &ToWorker, key: &str, value: &JsValue) {
+fn send_to(index: usize, msg: &ToWorker, key: &str, value: &JsValue) {
     MEMBERS.with(|m| {
         if let Some(member) = m.borrow().get(index) {
             send(&member.worker, msg, key, value);

@@ -2,7 +2,7 @@
 //! into the ingest in the archive's order ([`crate::ingest::Ingest::zip_step`]).
 //!
 //! Members are independent, so they spread over the pool as a folder's slices do
-//! ([`super::pool::ParseRun`]): the coordinator hands each pool worker batches of member
+//! ([`super::ParseRun`]): the coordinator hands each pool worker batches of member
 //! records (where each lies in the `File`, how it inflates: [`MemberRecord`]); the worker reads
 //! each record with `FileReaderSync`, inflates and CRC-checks it ([`inflate_member`]), and
 //! moves the bytes back. A member the pool did not inflate (too big to inflate ahead, a worker
@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::protocol::{FromWorker, ToWorker};
+use super::super::protocol::{FromWorker, ToWorker};
 use crate::ingest::archive::{inflate_member, MemberRecord};
 
 /// Batches a pool worker holds at once (its reads overlap its inflating).
@@ -58,7 +58,7 @@ impl InflateRun {
     /// Starts inflating the members that have a record (`None`: the coordinator reads that
     /// one itself). `None` without a pool, or when no member may be inflated ahead.
     pub fn start(file: &web_sys::File, records: Vec<Option<MemberRecord>>) -> Option<InflateRun> {
-        let members = super::pool::size();
+        let members = super::size();
         if members < 2 || records.iter().all(Option::is_none) {
             return None;
         }
@@ -81,7 +81,7 @@ impl InflateRun {
                 b.push(k);
             }
         }
-        let id = super::pool::next_run();
+        let id = super::next_run();
         INFLATE.with(|i| {
             *i.borrow_mut() = Some(Inflate {
                 id,
@@ -188,7 +188,7 @@ fn dispatch(index: usize) {
         let Some((msg, file)) = msg else {
             return;
         };
-        super::pool::send_to(index, &msg, "file", &file);
+        super::send_to(index, &msg, "file", &file);
     }
 }
 
