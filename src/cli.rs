@@ -683,6 +683,30 @@ fn read_corpus(
     Ok(result)
 }
 
+/// The command's files read into a corpus, their diagnostics printed; `None` (with a message
+/// ending in `then`) when no valid rollout was read.
+fn read_rollouts(
+    files: &[PathBuf],
+    import: &ImportArgs,
+    progress: &mut Progress,
+    then: &str,
+) -> Result<
+    Option<(
+        Vec<Input>,
+        crate::rollout::Corpus,
+        crate::formats::ImportSummary,
+    )>,
+> {
+    let inputs = expand(files)?;
+    let (corpus, summary) = read_corpus(&inputs, &import.options()?, progress)?;
+    print_diagnostics(&corpus, import.verbose);
+    if corpus.rollouts.is_empty() {
+        eprintln!("prefix-exec: no valid rollout was read; {then}");
+        return Ok(None);
+    }
+    Ok(Some((inputs, corpus, summary)))
+}
+
 /// Hands a filter that names `meta.*` keys the metadata of every rollout of `corpus`, re-read
 /// from `inputs` (the corpus keeps none) on the thread pool; the lines about rollouts whose
 /// metadata could not be read (their `meta.*` values are absent).
@@ -751,14 +775,11 @@ fn score(args: ScoreArgs) -> Result<u8> {
     }
     let mut settings = score_settings(&args)?;
     let mut progress = Progress::new(args.quiet);
-    let options = args.import.options()?;
-    let inputs = expand(&args.files)?;
-    let (corpus, summary) = read_corpus(&inputs, &options, &mut progress)?;
-    print_diagnostics(&corpus, args.import.verbose);
-    if corpus.rollouts.is_empty() {
-        eprintln!("prefix-exec: no valid rollout was read; nothing to score");
+    let Some((inputs, corpus, summary)) =
+        read_rollouts(&args.files, &args.import, &mut progress, "nothing to score")?
+    else {
         return Ok(1);
-    }
+    };
     for line in resolve_meta(&mut settings, &corpus, &summary, &inputs) {
         eprintln!("prefix-exec: {line}");
     }
@@ -1630,14 +1651,15 @@ fn search(args: SearchArgs) -> Result<u8> {
     crate::search::Searcher::new(&query)?;
     let started = Instant::now();
     let mut progress = Progress::new(args.quiet);
-    let options = args.import.options()?;
-    let inputs = expand(&args.files)?;
-    let (corpus, summary) = read_corpus(&inputs, &options, &mut progress)?;
-    print_diagnostics(&corpus, args.import.verbose);
-    if corpus.rollouts.is_empty() {
-        eprintln!("prefix-exec: no valid rollout was read; nothing to search");
+    let Some((inputs, corpus, summary)) = read_rollouts(
+        &args.files,
+        &args.import,
+        &mut progress,
+        "nothing to search",
+    )?
+    else {
         return Ok(1);
-    }
+    };
     let read = started.elapsed();
     progress.show(&format!("searching {} rollouts", corpus.rollouts.len()));
     let searching = Instant::now();

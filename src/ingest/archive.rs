@@ -297,8 +297,16 @@ pub fn inflate_member(
     record: &MemberRecord,
     read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
 ) -> Result<Vec<u8>, String> {
-    let bytes = read_record(read_at, &record.entry)?;
-    inflate_record(&record.entry, &bytes, MAX_ENTRY_BYTES)
+    inflate_entry(&record.entry, read_at)
+}
+
+/// An entry's bytes, its record read through `read_at`: every path that inflates a member.
+fn inflate_entry(
+    entry: &Entry,
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
+) -> Result<Vec<u8>, String> {
+    let record = read_record(read_at, entry)?;
+    inflate_record(entry, &record, MAX_ENTRY_BYTES)
 }
 
 /// Zip members inflated ahead of the one being pushed (each at most [`WHOLE_MEMBER_BYTES`]).
@@ -470,10 +478,7 @@ impl Ingest {
         };
         steps.next += 1;
         let bytes = (!m.bomb).then(|| {
-            inflated.unwrap_or_else(|| {
-                let record = read_record(&mut |at, buf| src.read_at(at, buf), &m.entry)?;
-                inflate_record(&m.entry, &record, MAX_ENTRY_BYTES)
-            })
+            inflated.unwrap_or_else(|| inflate_entry(&m.entry, &mut |at, buf| src.read_at(at, buf)))
         });
         let mut reading = Reading {
             skipped: steps.skipped,
@@ -544,8 +549,7 @@ impl Ingest {
                 return false;
             };
             let inflate = |m: &ZipMember| {
-                let record = read_record(&mut |at, buf| shared.read_at_shared(at, buf), &m.entry)?;
-                inflate_record(&m.entry, &record, MAX_ENTRY_BYTES)
+                inflate_entry(&m.entry, &mut |at, buf| shared.read_at_shared(at, buf))
             };
             let small = |m: &ZipMember| !m.bomb && m.entry.size <= WHOLE_MEMBER_BYTES;
             crate::parallel::map_each_ahead(
