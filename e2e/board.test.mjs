@@ -2,12 +2,13 @@
 // visible text; natural task order in the rollout browser.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { cliReportBytes, computeAfter, download, loadExample, openApp, setSetting, tempDir, waitReady } from './lib.mjs';
+import { cliReportBytes, computeAfter, download, ensureCli, loadExample, openApp, setSetting, tempDir, waitReady } from './lib.mjs';
 
 /** A leaderboard (dataset lb: three agents, one method each; agent m3 skipped tasks 10, 11) and
  * a grid (dataset grid: model g with methods x, y; model h with method x). */
@@ -108,8 +109,8 @@ test('paired comparison of any two conditions: Δ = CLI, task table, side by sid
   assert.deepEqual(listed, natural, 'tasks in natural order');
   await page.getByTestId('pair-task').first().click();
   await page.getByTestId('side-by-side').waitFor();
-  for (const side of ['side-A', 'side-B']) {
-    await page.getByTestId(side).locator('[data-testid="step"]').first().waitFor();
+  for (const side of ['A', 'B']) {
+    await page.getByTestId('aligned').locator(`[data-testid="step"][data-side="${side}"]`).first().waitFor();
   }
   const firstErrors = await page.getByTestId('side-by-side').locator('[data-first-error="true"]').count();
   assert.ok(firstErrors >= 1, 'a differing task shows a first rejected step on at least one side');
@@ -259,8 +260,83 @@ test('real runs in one plain pick (BFCL names collide): every condition, pairs, 
   await setSetting(page, 'settings-bootstrap', 300);
   await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(REAL.map((r) => path.join(SHARED, r))), 240_000);
   await checkRealRuns(page);
+  // Two picked files share a name: each rollout is re-read from its own file, not its
+  // namesake (the first differing task is gpt-oss-20b's inference error, the first line of its
+  // result file; read from glyphh's file of the same name it failed to parse).
+  await page.getByTestId('pair-task').first().click();
+  await page.getByTestId('aligned').waitFor();
+  assert.equal(await page.getByTestId('side-by-side').locator('.error').count(), 0, await page.getByTestId('side-by-side').innerText());
+  await checkAligned(page, REAL.filter((r) => r.startsWith('bfcl/')).map((r) => path.join(SHARED, r)));
   await assertHealthy();
 });
+
+/** The canonical rollouts of `files` (the CLI's `convert`), by model and task. */
+function canonicalRollouts(files) {
+  const out = execFileSync(ensureCli(), ['convert', ...files, '-o', '-'], { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+  const by = new Map();
+  for (const line of out.toString('utf8').split('\n').filter(Boolean)) {
+    const r = JSON.parse(line);
+    by.set(`${r.model}\u001f${r.task_id}`, r);
+  }
+  return by;
+}
+
+/**
+ * The aligned view of a task the two BFCL models part on (the comparison is open): every call
+ * of each run once, in order, as the CLI converts it; each run's first rejected call marked at
+ * its first error depth; the rows before the first difference the same calls; that row scrolled
+ * into the rows' box.
+ */
+async function checkAligned(page, files) {
+  const rollouts = canonicalRollouts(files);
+  const differs = await page.getByTestId('pair-task-differs').allInnerTexts();
+  const k = differs.findIndex((d) => d.includes('executability'));
+  assert.ok(k >= 0, 'a task where one model stays executable and the other breaks');
+  const task = await page.getByTestId('pair-task').nth(k).locator('td').first().innerText();
+  await page.getByTestId('pair-task').nth(k).click();
+  const aligned = page.getByTestId('aligned');
+  await aligned.waitFor();
+  const rows = await page.getByTestId('aligned-row').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      kind: tr.dataset.kind,
+      differs: tr.dataset.differs === 'true',
+      first: tr.dataset.firstDifference === 'true',
+      cells: ['A', 'B'].map((side) => {
+        const td = tr.querySelector(`td[data-side="${side}"][data-testid="step"]`);
+        return td && {
+          depth: Number(td.dataset.depth),
+          tool: td.querySelector('.tool').textContent,
+          args: td.querySelector('.args').textContent,
+          firstError: td.dataset.firstError === 'true',
+        };
+      }),
+    })),
+  );
+  for (const [side, model] of [[0, 'glyphh-ada-1.1'], [1, 'openai_gpt-oss-20b']]) {
+    const r = rollouts.get(`${model}\u001f${task}`);
+    assert.ok(r, `${model} ran ${task}`);
+    const shown = rows.map((row) => row.cells[side]).filter(Boolean);
+    assert.deepEqual(shown.map((c) => c.depth), r.steps.map((_, i) => i + 1), `${model}: every call once, in order`);
+    assert.deepEqual(shown.map((c) => c.tool), r.steps.map((s) => s.tool));
+    const fed = r.steps.findIndex((s) => s.ok === false);
+    assert.deepEqual(shown.filter((c) => c.firstError).map((c) => c.depth), fed < 0 ? [] : [fed + 1], `${model}: first rejected call`);
+  }
+  const first = rows.findIndex((r) => r.differs);
+  assert.ok(first >= 0, 'the runs differ somewhere');
+  assert.deepEqual(rows.map((r) => r.first), rows.map((_, i) => i === first));
+  for (const r of rows.slice(0, first)) {
+    assert.equal(r.kind, 'same');
+    assert.deepEqual([r.cells[0].tool, r.cells[0].args], [r.cells[1].tool, r.cells[1].args]);
+  }
+  const box = await page.locator('.aligned-scroll').evaluate((el) => {
+    const row = el.querySelector('tr.first-difference').getBoundingClientRect();
+    const b = el.getBoundingClientRect();
+    return { inside: row.top >= b.top - 1 && row.bottom <= b.bottom + 1 };
+  });
+  assert.ok(box.inside, 'the first difference is scrolled into view');
+  assert.match(await page.getByTestId('aligned-summary').innerText(), /first rejected call|every call accepted|no tool call/);
+  return { task, rows: rows.length, first };
+}
 
 test('real runs as a picked folder: BFCL files pair by their folders; repeated names show their folder', { timeout: 300_000 }, async (t) => {
   if (!fs.existsSync(SHARED)) return t.skip(`shared data not found at ${SHARED}`);
@@ -276,5 +352,6 @@ test('real runs as a picked folder: BFCL files pair by their folders; repeated n
   const folders = await page.getByTestId('file-folder').allInnerTexts();
   assert.ok(folders.some((f) => f.includes('gpt-oss-20b-vllm/')), JSON.stringify(folders));
   await checkRealRuns(page);
+  await checkAligned(page, REAL.filter((r) => r.startsWith('bfcl/')).map((r) => path.join(root, r)));
   await assertHealthy();
 });

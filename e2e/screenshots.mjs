@@ -2,7 +2,8 @@
 // tau-bench and tau2 airline runs and the BFCL multi-turn base runs of gpt-oss-20b and
 // glyphh-ada from ../shared/data/released-runs, in headless Chromium. Writes
 // docs/screenshot-leaderboard.png (main table, leaderboard layout), docs/screenshot-overlay.png
-// (survival curves overlaid) and docs/screenshot-compare.png (paired comparison, side by side);
+// (survival curves overlaid), docs/screenshot-compare.png (paired comparison) and
+// docs/screenshot-aligned.png (a task's two rollouts aligned call by call);
 // then the whole folder picked at once: docs/screenshot-folder.png (the file list grouped by run,
 // the table with its Crashed column, at 1,280 px); then the shared message transcripts
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
@@ -67,6 +68,12 @@ try {
   await page.getByTestId('pair-task').first().click();
   await page.getByTestId('side-by-side').locator('[data-testid="step"]').first().waitFor();
   await shot('screenshot-compare.png');
+  // A task where one model stays executable and the other breaks, aligned call by call.
+  const differs = await page.getByTestId('pair-task-differs').allInnerTexts();
+  await page.getByTestId('pair-task').nth(Math.max(0, differs.indexOf('executability'))).click();
+  await page.getByTestId('aligned').locator('tr.first-difference').waitFor();
+  await page.getByTestId('side-by-side').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await shot('screenshot-aligned.png');
 } finally {
   await app.close();
 }

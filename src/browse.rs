@@ -215,6 +215,20 @@ pub struct TaskDiff {
     pub b: TaskSide,
 }
 
+impl TaskDiff {
+    /// Whether A's and B's shares of successes, and of fully executable trials, differ
+    /// (compared exactly: x/n ≠ y/m ⇔ x·m ≠ y·n).
+    pub fn differs(a: &TaskSide, b: &TaskSide) -> (bool, bool) {
+        let differ = |x: u32, y: u32| {
+            u64::from(x) * u64::from(b.trials) != u64::from(y) * u64::from(a.trials)
+        };
+        (
+            differ(a.successes, b.successes),
+            differ(a.fully_executable, b.fully_executable),
+        )
+    }
+}
+
 /// Task-level agreement of two conditions on their shared tasks.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairTasks {
@@ -268,11 +282,8 @@ pub fn pair_tasks(corpus: &Corpus, q: &PairTasksQuery) -> PairTasks {
             (false, false) => 3,
         };
         out.cells[cell] += 1;
-        // Shares compared exactly: x/n ≠ y/m ⇔ x·m ≠ y·n.
-        let differ = |x: u32, y: u32| {
-            u64::from(x) * u64::from(sb.trials) != u64::from(y) * u64::from(sa.trials)
-        };
-        if differ(sa.successes, sb.successes) || differ(sa.fully_executable, sb.fully_executable) {
+        let (success, executability) = TaskDiff::differs(&sa, &sb);
+        if success || executability {
             differing.push(TaskDiff {
                 task_id: corpus.task_name(task).to_string(),
                 a: sa,

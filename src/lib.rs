@@ -31,6 +31,7 @@
 //! assert_eq!(c.auc_pec.value, Some(0.75)); // mean of (FED − 1)/T = (1/2 + 1/1)/2
 //! ```
 
+pub mod align;
 pub mod browse;
 /// The native command line (`prefix-exec score|convert|site`), shared by the binary and the
 /// Python package.

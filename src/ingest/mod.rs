@@ -201,6 +201,11 @@ impl Ingest {
         self.begin_file_with(name, ImportOptions::default())
     }
 
+    /// Files begun so far (an archive's members each count): the next file's index.
+    pub fn file_count(&self) -> usize {
+        self.corpus.files.len()
+    }
+
     /// Starts a file with its own import options (name overrides, exclusions, schema checks).
     /// The name should keep its folders where known: BFCL and tau2 runs are partly identified
     /// by them.

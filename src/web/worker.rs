@@ -45,21 +45,13 @@ struct State {
     member: RefCell<Option<(u32, Vec<u8>)>>,
 }
 
-/// Which dropped file each file of the corpus came from: its own name, or its archive's.
-fn origins(corpus: &Corpus, names: &[String]) -> Vec<usize> {
-    let by_name: std::collections::HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    corpus
-        .files
-        .iter()
-        .enumerate()
-        .map(|(k, f)| {
-            let key = f.archive.as_deref().unwrap_or(&f.name);
-            by_name.get(key).copied().unwrap_or(k)
-        })
+/// Which dropped file each file of the corpus came from, from the index of the first corpus file
+/// each dropped file began (`starts`, ascending: dropped files are read in turn). Names cannot
+/// tell: two dropped files may have the same name (BFCL result files of two models), and an
+/// archive's members are files of the corpus too.
+fn origins(files: usize, starts: &[usize]) -> Vec<usize> {
+    (0..files)
+        .map(|k| starts.partition_point(|&s| s <= k).saturating_sub(1))
         .collect()
 }
 
@@ -674,11 +666,13 @@ async fn compute(
     // The pool reads files ahead as well as resampling: start it before the first file.
     super::pool::resize(job_settings.workers);
     let mut small = SmallReads::default();
+    let mut starts = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
         // The file's batch may still be on its way from the page.
         if !wait_for_file(job, i).await {
             return Err("superseded by a newer computation".to_string());
         }
+        starts.push(ingest.file_count());
         let Some(file) = ARRIVING.with(|a| a.borrow().files.get(i).cloned()) else {
             return Err(format!("{name} did not arrive"));
         };
@@ -880,7 +874,7 @@ async fn compute(
     let json = report.to_json();
     STATE.with(|s| {
         *s.borrow_mut() = Some(State {
-            origin: origins(&corpus, names),
+            origin: origins(corpus.files.len(), &starts),
             member: RefCell::new(None),
             corpus,
             names: names.to_vec(),

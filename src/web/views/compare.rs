@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
-use super::rollouts::step_list;
+use super::aligned::{share, AlignedRollouts};
 use super::{choice_select, clip_cell, distinct, report};
-use crate::browse::{PairTasksQuery, TaskSide};
+use crate::browse::{PairTasksQuery, TaskDiff};
 use crate::report::derive::delta_reading;
 use crate::report::table::fmt_num;
 use crate::report::{ConditionRef, Delta, PairSide, PairedReport, PecDelta};
@@ -100,15 +100,6 @@ fn find_pair(
     find("conditions")
         .or_else(|| find("methods"))
         .or_else(|| find("models"))
-}
-
-/// "successes/trials" of one side.
-fn share(x: u32, n: u32) -> String {
-    if n == 1 {
-        if x == 1 { "yes" } else { "no" }.to_string()
-    } else {
-        format!("{x}/{n}")
-    }
 }
 
 #[component]
@@ -304,6 +295,15 @@ pub fn Compare() -> impl IntoView {
     }
 }
 
+/// Which of success and full executability tell A and B apart on a task.
+fn differs_in(t: &TaskDiff) -> &'static str {
+    match TaskDiff::differs(&t.a, &t.b) {
+        (true, true) => "success and executability",
+        (true, false) => "success",
+        _ => "executability",
+    }
+}
+
 /// The four success cells and the tasks where A and B differ; a task opens side by side.
 #[component]
 fn TaskTable() -> impl IntoView {
@@ -332,6 +332,7 @@ fn TaskTable() -> impl IntoView {
                         <td class="num">{share(t.b.successes, t.b.trials)}</td>
                         <td class="num">{share(t.a.fully_executable, t.a.trials)}</td>
                         <td class="num">{share(t.b.fully_executable, t.b.trials)}</td>
+                        <td data-testid="pair-task-differs">{differs_in(t)}</td>
                     </tr>
                 }
             })
@@ -359,6 +360,7 @@ fn TaskTable() -> impl IntoView {
                                 <th scope="col" class="num">"B success"</th>
                                 <th scope="col" class="num">"A fully exec."</th>
                                 <th scope="col" class="num">"B fully exec."</th>
+                                <th scope="col">"Differs in"</th>
                             </tr>
                         </thead>
                         <tbody>{rows}</tbody>
@@ -370,51 +372,23 @@ fn TaskTable() -> impl IntoView {
     }
 }
 
-/// The opened task: A's rollouts beside B's, step by step.
+/// The opened task: A's rollout beside B's, aligned call by call.
 #[component]
 fn SideBySide() -> impl IntoView {
     let view = expect_context::<ViewState>();
     let results = expect_context::<Session>().results();
+    // The trials shown, back to the first on another task.
+    let (trial_a, trial_b) = (RwSignal::new(0usize), RwSignal::new(0usize));
+    Effect::new(move |_| {
+        view.cmp_task.track();
+        trial_a.set(0);
+        trial_b.set(0);
+    });
+    let steps = Signal::derive(move || results.pair_steps.get());
     move || {
         let task = view.cmp_task.get();
         let pt = results.pair_tasks.get()?;
         let t = pt.differing.into_iter().find(|t| t.task_id == task)?;
-        let steps = results.pair_steps.get();
-        let column = |name: &'static str, side: TaskSide| {
-            let items = side
-                .rollouts
-                .iter()
-                .enumerate()
-                .map(|(trial, i)| {
-                    let body = match steps.iter().find(|(j, _)| j == i) {
-                        None => view! { <p class="hint">"Loading…"</p> }.into_any(),
-                        Some((_, Err(e))) => view! { <p class="error">{format!("Cannot show the steps: {e}")}</p> }.into_any(),
-                        Some((_, Ok(s))) if s.is_empty() => view! { <p>"No tool call: one terminal no-tool action (T = 1)."</p> }.into_any(),
-                        Some((_, Ok(s))) => step_list(s.clone()),
-                    };
-                    view! {
-                        <div class="trial">
-                            {(side.rollouts.len() > 1).then(|| view! { <h5>{format!("Trial {}", trial + 1)}</h5> })}
-                            {body}
-                        </div>
-                    }
-                })
-                .collect_view();
-            view! {
-                <div class="side" data-testid=format!("side-{name}")>
-                    <h4>{format!("{name}: success {}, fully executable {}", share(side.successes, side.trials), share(side.fully_executable, side.trials))}</h4>
-                    {items}
-                </div>
-            }
-        };
-        Some(view! {
-            <div class="side-by-side" data-testid="side-by-side">
-                <h4 class="task">{format!("Task {}", t.task_id)}</h4>
-                <div class="sides">
-                    {column("A", t.a)}
-                    {column("B", t.b)}
-                </div>
-            </div>
-        })
+        Some(view! { <AlignedRollouts task=t steps=steps trial_a=trial_a trial_b=trial_b/> })
     }
 }

@@ -1,6 +1,7 @@
 //! The app's components, one file per panel or tab. They read the stores and format; the
 //! numbers come from the report and [`crate::report::derive`].
 
+pub mod aligned;
 pub mod checkpoints;
 pub mod compare;
 pub mod cost;
