@@ -100,6 +100,65 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
   await assertHealthy();
 });
 
+// The File System Access API pick (#28): headless Chromium cannot drive the picker, so an init
+// script makes `showDirectoryPicker` return a directory of the origin private file system
+// holding the fixture; the folder is walked through its handle and reads as the CLI reads it.
+// A closed picker (AbortError) changes nothing.
+test('a folder picked through showDirectoryPicker (OPFS in its place): the CLI\'s report', { timeout: 300_000 }, async (t) => {
+  const root = path.join(FIXTURES, 'repo', TOP);
+  const files = [];
+  const walk = (rel) => {
+    for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else files.push([r, fs.readFileSync(path.join(root, r)).toString('base64')]);
+    }
+  };
+  walk('');
+  const { page, assertHealthy } = await openApp(t, {
+    beforeGoto: ({ page }) =>
+      page.addInitScript((name) => {
+        window.showDirectoryPicker = async () => {
+          if (window.__pickerClosed) throw new DOMException('The user aborted a request.', 'AbortError');
+          return (await navigator.storage.getDirectory()).getDirectoryHandle(name);
+        };
+      }, TOP),
+  });
+  await page.evaluate(
+    async ({ name, files }) => {
+      let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(name, { create: true });
+      const top = dir;
+      for (const [rel, b64] of files) {
+        dir = top;
+        const parts = rel.split('/');
+        const leaf = parts.pop();
+        for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+        const w = await (await dir.getFileHandle(leaf, { create: true })).createWritable();
+        await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+        await w.close();
+      }
+    },
+    { name: TOP, files },
+  );
+  await setSetting(page, 'settings-bootstrap', 200);
+  // Closed without a choice: no files, no notice.
+  await page.evaluate(() => (window.__pickerClosed = true));
+  await page.getByTestId('folder-button').click();
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('[data-testid="file-list"] > li').count(), 0);
+  assert.equal(await page.getByTestId('notice').count(), 0);
+  await page.evaluate(() => (window.__pickerClosed = false));
+  await computeAfter(page, () => page.getByTestId('folder-button').click());
+  const r = await report(page);
+  const cli = JSON.parse(cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 200, seed: 0 }).toString('utf8'));
+  assert.deepEqual(r.conditions, cli.conditions);
+  assert.deepEqual(r.paired, cli.paired);
+  assert.deepEqual(r.notes, cli.notes);
+  assert.deepEqual(r.inputs.map((i) => i.name), cli.inputs.map((i) => i.name), 'the same files, named as the CLI names them, in its order');
+  assert.match(await page.getByTestId('notice').innerText(), /not \.json/i);
+  await assertHealthy();
+});
+
 // A zip bigger than one read (4 MiB): its members are inflated by the pool workers and pushed in
 // order by the scoring worker; the report is the CLI's on the folder it holds.
 test('a big zip of released runs, inflated by the pool: the folder\'s report', { timeout: 600_000 }, async (t) => {

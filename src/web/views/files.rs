@@ -42,6 +42,21 @@ pub fn FilesPanel() -> impl IntoView {
             input.set_value("");
         }
     };
+    // Where the browser has the File System Access API, the folder is walked through its
+    // handle (see `folders`); the `webkitdirectory` input stays the fallback.
+    let on_folder_click = move |e: web_sys::MouseEvent| {
+        let Some(picker) = crate::web::folders::directory_picker() else {
+            return;
+        };
+        e.prevent_default();
+        leptos::task::spawn_local(async move {
+            match crate::web::folders::pick_folder(&picker).await {
+                Ok(Some((files, skipped))) => session.add_files_with_paths(files, skipped),
+                Ok(None) => {}
+                Err(message) => session.notice.set(Some(message)),
+            }
+        });
+    };
     view! {
         <section class="panel files">
             <h2>"Rollout files"</h2>
@@ -57,7 +72,7 @@ pub fn FilesPanel() -> impl IntoView {
                         on:change=on_pick
                     />
                 </label>
-                <label class="button">
+                <label class="button" data-testid="folder-button" on:click=on_folder_click>
                     "Choose a folder…"
                     <input
                         type="file"
