@@ -100,6 +100,31 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
   await assertHealthy();
 });
 
+// `?data=URL` naming an archive (#28): fetched into a File (the body streamed into the browser's
+// blob storage, not through the page's memory), then read as a picked archive is.
+test('?data= links to a .tar.gz and a .zip: the folder\'s report', { timeout: 300_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const tgz = path.join(dir, 'repo.tar.gz');
+  execFileSync('tar', ['-czf', tgz, '-C', path.join(FIXTURES, 'repo'), TOP]);
+  const zip = path.join(dir, 'repo.zip');
+  execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])', zip.slice(0, -4), path.join(FIXTURES, 'repo'), TOP]);
+  const folder = JSON.parse(cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 10_000, seed: 0 }).toString('utf8'));
+  const { page, url, assertHealthy } = await openApp(t, {
+    beforeGoto: ({ page }) =>
+      page.route('**/runs/*', (route) => route.fulfill({ status: 200, body: fs.readFileSync(path.join(dir, path.basename(new URL(route.request().url()).pathname))) })),
+  });
+  for (const file of ['repo.tar.gz', 'repo.zip']) {
+    await page.goto(`${url}?data=runs/${file}`);
+    await waitMounted(page);
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 120_000 });
+    const r = await report(page);
+    assert.deepEqual(r.conditions, folder.conditions, file);
+    // Every file of the folder, as a member of the archive (in the archive's order).
+    assert.deepEqual(r.inputs.map((i) => i.file).sort(), folder.inputs.map((i) => `${file}/${i.file}`).sort(), file);
+  }
+  await assertHealthy();
+});
+
 // The File System Access API pick (#28): headless Chromium cannot drive the picker, so an init
 // script makes `showDirectoryPicker` return a directory of the origin private file system
 // holding the fixture; the folder is walked through its handle and reads as the CLI reads it.
@@ -154,7 +179,7 @@ test('a folder picked through showDirectoryPicker (OPFS in its place): the CLI\'
   assert.deepEqual(r.conditions, cli.conditions);
   assert.deepEqual(r.paired, cli.paired);
   assert.deepEqual(r.notes, cli.notes);
-  assert.deepEqual(r.inputs.map((i) => i.name), cli.inputs.map((i) => i.name), 'the same files, named as the CLI names them, in its order');
+  assert.deepEqual(r.inputs.map((i) => i.file), cli.inputs.map((i) => i.file), 'the same files, named as the CLI names them, in its order');
   assert.match(await page.getByTestId('notice').innerText(), /not \.json/i);
   await assertHealthy();
 });

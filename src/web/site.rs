@@ -34,6 +34,33 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .map_err(|_| format!("could not read {url}"))
 }
 
+/// Fetches `url` into a `File` named `name` without its bytes passing through the page's
+/// memory: the browser streams the body into its blob storage (which pages big blobs to disk),
+/// and the worker then reads the file by slices as a picked one — an archive's tar stream
+/// decompressed as a stream, a zip by random access, never whole in memory.
+pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> {
+    let request =
+        web_sys::Request::new_with_str(url).map_err(|_| format!("could not load {url}"))?;
+    let response = gloo_net::http::Request::from(request)
+        .send()
+        .await
+        .map_err(|_| format!("could not load {url}"))?;
+    if !response.ok() {
+        return Err(format!("could not load {url}: HTTP {}", response.status()));
+    }
+    let body = web_sys::Response::from(response)
+        .blob()
+        .map_err(|_| format!("could not read {url}"))?;
+    let blob = wasm_bindgen_futures::JsFuture::from(body)
+        .await
+        .map_err(|_| format!("could not read {url}"))?;
+    let parts = js_sys::Array::of1(&blob);
+    let options = web_sys::FilePropertyBag::new();
+    options.set_type("application/octet-stream");
+    web_sys::File::new_with_blob_sequence_and_options(&parts, name, &options)
+        .map_err(|_| "could not create a file".to_string())
+}
+
 /// SHA-256 by the browser's Web Crypto, as lower-case hex.
 async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
     let crypto = web_sys::window()
@@ -241,10 +268,7 @@ async fn open_data_links(session: Session) {
             .filter(|n| !n.is_empty())
             .unwrap_or("data.jsonl")
             .to_string();
-        match fetch_bytes(&url)
-            .await
-            .and_then(|b| file_from_bytes(&b, &name))
-        {
+        match fetch_file(&url, &name).await {
             Ok(f) => files.push(f),
             Err(e) => session.notice.set(Some(format!(
                 "{e} (a ?data= URL must be on this site or allow cross-origin requests)"
@@ -293,10 +317,7 @@ async fn open_file_list(session: Session, url: &str) {
     for link in list {
         // The file's own name is the path's last component, as for a file of a dropped folder.
         let base = link.name.rsplit('/').next().unwrap_or(&link.name);
-        match fetch_bytes(&link.url)
-            .await
-            .and_then(|b| file_from_bytes(&b, base))
-        {
+        match fetch_file(&link.url, base).await {
             Ok(f) => files.push((f, link.name)),
             Err(e) => session.notice.set(Some(e)),
         }

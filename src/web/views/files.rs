@@ -16,11 +16,7 @@ pub const EXAMPLE_NAME: &str = "synthetic-grid.jsonl";
 pub const PUBLIC_EXAMPLE_URL: &str = "./examples/public-leaderboard-runs.jsonl";
 pub const PUBLIC_EXAMPLE_NAME: &str = "public-leaderboard-runs.jsonl";
 
-/// Fetches a same-origin file into a `File`.
-pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> {
-    let bytes = crate::web::site::fetch_bytes(url).await?;
-    crate::web::site::file_from_bytes(&bytes, name)
-}
+use crate::web::site::fetch_file;
 
 #[component]
 pub fn FilesPanel() -> impl IntoView {
