@@ -51,6 +51,8 @@ use std::fmt;
 use crate::formats::ImportSummary;
 use crate::rollout::{Corpus, Rollout};
 
+pub mod choices;
+
 /// A parsed filter: clauses combined with AND. The empty filter keeps everything.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -627,6 +629,69 @@ pub fn meta_values(line: &str, keys: &BTreeSet<String>) -> MetaValues {
     out
 }
 
+/// Every metadata value of a rollout's canonical line, by dotted key ([`meta_values`] of all
+/// the keys it has): objects are walked into (`a.b`); scalars and arrays of scalars give
+/// values; what is neither (an array of objects, `null`) gives none. What the app keeps per
+/// rollout to list the fields ([`choices::FilterChoices`]) and to answer any `meta.*` clause.
+pub fn all_meta_values(line: &str) -> MetaValues {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut MetaValues) {
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) => Some(v.to_string()),
+            _ => None,
+        };
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                let values: Vec<String> = items.iter().filter_map(text).collect();
+                if !values.is_empty() && !prefix.is_empty() {
+                    out.insert(prefix.to_string(), values);
+                }
+            }
+            v => {
+                if let (Some(t), false) = (text(v), prefix.is_empty()) {
+                    out.insert(prefix.to_string(), vec![t]);
+                }
+            }
+        }
+    }
+    let mut out = MetaValues::new();
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+        if let Some(meta) = v.get("meta").filter(|m| m.is_object()) {
+            walk("", meta, &mut out);
+        }
+    }
+    out
+}
+
+/// The clauses of a filter's text, each trimmed, the empty ones left out (cut at `;` outside
+/// quotes, as [`Filter::parse`] cuts them). Needs no pattern compiled: the app's page, which
+/// does not link the regular-expression engine, edits a filter's text with it.
+pub fn split_clauses(text: &str) -> Vec<String> {
+    split_outside_quotes(text, ';')
+        .into_iter()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The clause `field=values` in the grammar's spelling (values quoted where they must be):
+/// what a picker writes into a filter.
+pub fn equals_clause(field: &str, values: &[&str]) -> String {
+    let values: Vec<String> = values.iter().map(|v| quote(v, true)).collect();
+    format!("{field}={}", values.join(","))
+}
+
 fn parse_trials(v: &str) -> Result<(u32, u32), String> {
     let number = |s: &str| {
         s.trim()
@@ -855,6 +920,33 @@ mod tests {
             f.corpus.notes.last().unwrap(),
             "filter model=b: 2 of 6 rollouts kept (1 conditions)"
         );
+    }
+
+    #[test]
+    fn all_meta_values_walks_every_key() {
+        let m = all_meta_values(
+            r#"{"meta":{"category":"base","n":3,"tags":["a",1,{"x":1}],"x":{"y":true,"z":null},"e":[]}}"#,
+        );
+        let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["category", "n", "tags", "x.y"]);
+        assert_eq!(m["tags"], ["a", "1"]);
+        // The same values as the keys' own reading.
+        let named: BTreeSet<String> = m.keys().cloned().collect();
+        let line = r#"{"meta":{"category":"base","n":3,"tags":["a",1,{"x":1}],"x":{"y":true}}}"#;
+        assert_eq!(meta_values(line, &named), all_meta_values(line));
+        assert!(all_meta_values("not json").is_empty());
+        assert!(all_meta_values(r#"{"meta":"text"}"#).is_empty());
+    }
+
+    #[test]
+    fn clauses_are_split_and_written_for_pickers() {
+        assert_eq!(
+            split_clauses(r#" model=a ;; task~"x;y"; common "#),
+            ["model=a", r#"task~"x;y""#, "common"]
+        );
+        let c = equals_clause("meta.category", &["a,b", "c"]);
+        assert_eq!(c, r#"meta.category="a,b",c"#);
+        assert_eq!(Filter::parse(&c).unwrap().to_string(), c);
     }
 
     #[test]

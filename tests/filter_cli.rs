@@ -299,3 +299,47 @@ fn exports_state_the_filter_and_unfiltered_exports_are_unchanged() {
     assert!(latex.contains("% Restricted to the rollouts of filter trial=1; common.\n"));
     assert!(table::footnote(&filtered).contains("filter trial=1; common"));
 }
+
+/// The app's filter pickers list the metadata fields real runs carry: BFCL's category, tau2's
+/// termination reason, ToolSandbox's categories — read from the canonical lines `convert`
+/// writes, as the app's worker reads them.
+#[test]
+fn released_runs_list_their_meta_fields() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let out = run(shared, &[&["convert"], FILES, &["-o", "-", "-q"]].concat());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let corpus = prefix_exec::ingest::read_files([("all.jsonl", text.as_bytes())]);
+    let meta: Vec<_> = text
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"tools""#))
+        .map(prefix_exec::filter::all_meta_values)
+        .collect();
+    assert_eq!(meta.len(), corpus.rollouts.len());
+    let choices = prefix_exec::filter::choices::FilterChoices::of(&corpus, &meta);
+    let keys: BTreeSet<&str> = choices.meta.iter().map(|f| f.key.as_str()).collect();
+    for key in ["format", "termination_reason"] {
+        assert!(keys.contains(key), "{key} missing from {keys:?}");
+    }
+    assert!(
+        keys.iter().any(|k| k.contains("categor")),
+        "no category field in {keys:?}"
+    );
+    // Each listed value, as a filter, keeps the rollouts it counts.
+    for field in &choices.meta {
+        let (value, n) = &field.values[0];
+        let clause = prefix_exec::filter::equals_clause(&format!("meta.{}", field.key), &[value]);
+        let f = prefix_exec::filter::Filter::parse(&clause)
+            .unwrap()
+            .with_meta(meta.clone());
+        assert_eq!(
+            f.keeps(&corpus).iter().filter(|k| **k).count(),
+            *n,
+            "{clause}"
+        );
+    }
+}
