@@ -692,6 +692,35 @@ pub fn equals_clause(field: &str, values: &[&str]) -> String {
     format!("{field}={}", values.join(","))
 }
 
+/// The filter's text with the `common` clause (the common cohort) added or taken out; the
+/// other clauses as written.
+pub fn with_common(text: &str, on: bool) -> String {
+    let mut clauses: Vec<String> = split_clauses(text)
+        .into_iter()
+        .filter(|c| c != "common" && c != "common_tasks")
+        .collect();
+    if on {
+        clauses.push("common".to_string());
+    }
+    clauses.join("; ")
+}
+
+/// Whether the filter's text has the `common` clause.
+pub fn has_common(text: &str) -> bool {
+    split_clauses(text)
+        .iter()
+        .any(|c| c == "common" || c == "common_tasks")
+}
+
+/// The filter's text with `clause` added (AND), unless it is already there.
+pub fn add_clause(text: &str, clause: &str) -> String {
+    let mut clauses = split_clauses(text);
+    if !clauses.iter().any(|c| c == clause) {
+        clauses.push(clause.to_string());
+    }
+    clauses.join("; ")
+}
+
 fn parse_trials(v: &str) -> Result<(u32, u32), String> {
     let number = |s: &str| {
         s.trim()
@@ -944,6 +973,19 @@ mod tests {
             split_clauses(r#" model=a ;; task~"x;y"; common "#),
             ["model=a", r#"task~"x;y""#, "common"]
         );
+        assert_eq!(with_common("model=a", true), "model=a; common");
+        assert_eq!(with_common("common; model=a;", false), "model=a");
+        assert_eq!(with_common("", true), "common");
+        assert!(has_common("x=1 ; common") && !has_common("task~common"));
+        assert_eq!(
+            add_clause("model=a", "label=schema"),
+            "model=a; label=schema"
+        );
+        assert_eq!(
+            add_clause("model=a; label=schema", "label=schema"),
+            "model=a; label=schema"
+        );
+        assert_eq!(add_clause("", "model=a"), "model=a");
         let c = equals_clause("meta.category", &["a,b", "c"]);
         assert_eq!(c, r#"meta.category="a,b",c"#);
         assert_eq!(Filter::parse(&c).unwrap().to_string(), c);

@@ -130,6 +130,26 @@ impl FilterChoices {
     }
 }
 
+impl FilterChoices {
+    /// The pickers' fields, in display order, each with its values: `dataset`, `condition`,
+    /// `outcome`, `label`, then every `meta.KEY`. A field with no value is left out.
+    pub fn fields(&self) -> Vec<(String, &[Counted])> {
+        let mut out: Vec<(String, &[Counted])> = vec![
+            ("dataset".to_string(), &self.datasets),
+            ("condition".to_string(), &self.conditions),
+            ("outcome".to_string(), &self.outcomes),
+            ("label".to_string(), &self.labels),
+        ];
+        out.extend(
+            self.meta
+                .iter()
+                .map(|f| (format!("meta.{}", f.key), f.values.as_slice())),
+        );
+        out.retain(|(_, v)| !v.is_empty());
+        out
+    }
+}
+
 fn count_in_order(list: &mut Vec<Counted>, index: &mut HashMap<String, usize>, name: &str) {
     match index.get(name) {
         Some(&i) => list[i].1 += 1,
@@ -229,6 +249,8 @@ mod tests {
         );
         assert_eq!(c.labels, owned(&[("schema", 1), ("state", 1), ("none", 1)]));
         assert!(c.meta.is_empty());
+        let fields: Vec<String> = c.fields().into_iter().map(|(f, _)| f).collect();
+        assert_eq!(fields, ["dataset", "condition", "outcome", "label"]);
         // Every listed value is one the filter reads back and keeps that many rollouts of.
         for (name, n) in c.outcomes.iter().chain(&c.labels) {
             let field = if c.labels.iter().any(|(l, _)| l == name) {
