@@ -343,3 +343,103 @@ fn released_runs_list_their_meta_fields() {
         );
     }
 }
+
+/// `site --filter … --common-tasks` publishes the filtered report: its manifest's report is
+/// number for number `score` with the same filter (the meta values read from the site's own
+/// data), states the filter, and the data keeps every rollout; a filter keeping nothing writes
+/// no site.
+#[test]
+fn site_publishes_the_filtered_report() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("prefix-exec-filter-site-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let app = dir.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(
+        app.join("index.html"),
+        "<html><head></head><body></body></html>",
+    )
+    .unwrap();
+    std::fs::write(app.join("worker-loader.js"), "").unwrap();
+    let filter = "meta.termination_reason!=max_turns; model!~^glyphh";
+    let flags = ["--bootstrap", "300", "--seed", "5", "-q"];
+    let site = dir.join("site");
+    let out = run(
+        shared,
+        &[
+            &["site"],
+            FILES,
+            &flags,
+            &[
+                "--filter",
+                filter,
+                "--common-tasks",
+                "--app",
+                app.to_str().unwrap(),
+            ],
+            &["-o", site.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(site.join("report.json")).unwrap()).unwrap();
+    let published = &manifest["precomputed"];
+    let canonical = "meta.termination_reason!=max_turns; model!~^glyphh; common";
+    assert_eq!(published["settings"]["filter"], canonical);
+    let scored = json(&run(
+        shared,
+        &[
+            &["score"],
+            FILES,
+            &flags,
+            &["--filter", filter, "--common-tasks", "--json", "-"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(numbers(published), numbers(&scored));
+    assert_eq!(published["settings"], scored["settings"]);
+    // The data holds every rollout; the filter kept fewer.
+    let data = std::fs::read_to_string(site.join("data/rollouts.jsonl")).unwrap();
+    let all = data
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"tools""#))
+        .count() as u64;
+    assert_eq!(manifest["data"][0]["rollouts"], all);
+    let kept: u64 = published["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["n"].as_u64().or(c["rollouts"].as_u64()).unwrap_or(0))
+        .sum();
+    assert!(kept > 0 && kept < all, "kept {kept} of {all}");
+
+    let out = run(
+        shared,
+        &[
+            &["site"],
+            FILES,
+            &flags,
+            &[
+                "--filter",
+                "task=no-such-task",
+                "--app",
+                app.to_str().unwrap(),
+            ],
+            &["-o", dir.join("empty").to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keeps no rollout"));
+    assert!(!dir.join("empty/report.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
