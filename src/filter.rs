@@ -51,6 +51,17 @@ use std::fmt;
 use crate::formats::ImportSummary;
 use crate::rollout::{Corpus, Rollout};
 
+// The patterns' engine: `regex` natively; in the browser's worker `regex-lite`, which the label
+// rules already link there — `regex` with its optimisations would add about 800 KB to the
+// worker's wasm (a size budget, README "Size"). The syntax is the same but for Unicode classes
+// (`\p{…}`, a parse error there), and case-insensitive matching and `\w`, `\d`, `\s` are
+// ASCII-only there: for the ASCII names, ids and metadata of real runs the two keep the same
+// rollouts (docs/search.md).
+#[cfg(target_arch = "wasm32")]
+use regex_lite as pattern;
+#[cfg(not(target_arch = "wasm32"))]
+use regex as pattern;
+
 pub mod choices;
 
 /// A parsed filter: clauses combined with AND. The empty filter keeps everything.
@@ -162,7 +173,7 @@ enum Test {
     /// One of these texts (exact, case-sensitive), outcomes or labels.
     Values(Vec<String>),
     /// Matches the pattern; the source as written is kept to state the filter.
-    Pattern(regex::Regex, String),
+    Pattern(pattern::Regex, String),
     /// Trial numbers, as inclusive ranges.
     Trials(Vec<(u32, u32)>),
 }
@@ -577,8 +588,8 @@ fn parse_clause(part: &str) -> Result<Clause, String> {
 }
 
 /// A pattern of a `~` clause: case-insensitive, bounded in size.
-fn compile(source: &str) -> Result<regex::Regex, String> {
-    regex::RegexBuilder::new(source)
+fn compile(source: &str) -> Result<pattern::Regex, String> {
+    pattern::RegexBuilder::new(source)
         .case_insensitive(true)
         .size_limit(1 << 20)
         .build()
