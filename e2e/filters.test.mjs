@@ -66,6 +66,7 @@ test('a metadata filter and the common cohort re-score real runs as the CLI does
   const filtered = cli(['--filter', META, '--common-tasks']);
   assert.equal(filtered.settings.filter, FILTER);
   assert.ok(filtered.conditions.length > 0 && filtered.conditions.length <= plain.conditions.length);
+  assert.notDeepEqual(filtered.conditions, plain.conditions, 'the filter changes the figures');
 
   const { page, url, assertHealthy } = await openApp(t);
   await setSetting(page, 'settings-bootstrap', B);
@@ -90,7 +91,27 @@ test('a metadata filter and the common cohort re-score real runs as the CLI does
 
   // The metadata filter, then the common cohort: each re-scores the loaded corpus.
   await applyFilter(page, META);
-  assertSameReport(await reportJson(page), cli(['--filter', META]));
+  const metaOnly = cli(['--filter', META]);
+  assertSameReport(await reportJson(page), metaOnly);
+  // The rollout browser lists the kept rollouts only, and opens them.
+  await page.getByTestId('tab-rollouts').click();
+  const count = page.getByTestId('rollout-count');
+  await count.waitFor({ state: 'visible', timeout: 30_000 });
+  // A condition the filter took rollouts from.
+  const key = (c) => `${c.dataset}\u001f${c.model}\u001f${c.method}`;
+  const fullN = new Map(plain.conditions.map((c) => [key(c), c.n]));
+  const shown = metaOnly.conditions.find((c) => c.n < fullN.get(key(c)));
+  assert.ok(shown, 'the filter took rollouts from a condition');
+  await page.getByTestId('rollout-condition').selectOption(key(shown));
+  await page.waitForFunction(
+    (n) => document.querySelector('[data-testid="rollout-count"]')?.textContent.startsWith(`${n} rollouts match`),
+    shown.n,
+    { timeout: 30_000 },
+  );
+  await page.getByTestId('rollout-row').first().click();
+  await page.getByTestId('rollout-detail').waitFor({ state: 'visible', timeout: 30_000 });
+  assert.doesNotMatch(await page.getByTestId('rollout-detail').innerText(), /Cannot show/);
+  await page.getByTestId('tab-table').click();
   await computeAfter(page, () => page.getByTestId('filter-common').check(), 120_000);
   const report = await reportJson(page);
   assertSameReport(report, filtered);
