@@ -10,11 +10,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import {
-  ROOT, cliReportBytes, compareTableToReport, computeAfter, download, openApp, readMainTable, setSetting, tempDir,
+  DIST, EXAMPLE, ROOT, cliReport, cliReportBytes, compareTableToReport, computeAfter, download, ensureCli, launch,
+  loadExample, openApp, readMainTable, setSetting, startServer, tempDir,
 } from './lib.mjs';
 
 const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'released-runs');
@@ -162,4 +164,56 @@ test('a metadata filter and the common cohort re-score real runs as the CLI does
   assert.equal(await page.getByTestId('filter-banner').count(), 0);
   assert.equal(await page.getByTestId('filter-input').inputValue(), '');
   await assertHealthy();
+});
+
+const SITE_B = 1000;
+const SITE_FILTER = 'meta.category=multi_turn_base,retail,single_tool; trial=1';
+
+/** Opens a site folder; waits for its agreement check. */
+async function openSite(t, root) {
+  const server = await startServer({ root, base: '/pub/' });
+  const browser = await launch();
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.goto(server.url);
+  await page.waitForSelector('[data-testid=site-verify][data-state=match], [data-testid=site-verify][data-state=differ]', { timeout: 60_000 });
+  return page;
+}
+
+/** The site's page: agrees with its report, states the filter, shows the CLI's filtered numbers. */
+async function checkSite(page, dir, filter) {
+  assert.equal(await page.getByTestId('site-verify').getAttribute('data-state'), 'match');
+  assert.ok((await page.getByTestId('filter-banner').innerText()).includes(`Filtered: ${filter}`));
+  const cli = cliReport(path.join(dir, 'data', 'rollouts.jsonl'), { bootstrap: SITE_B, extra: ['--filter', filter] });
+  assert.equal(cli.settings.filter, filter);
+  compareTableToReport(await readMainTable(page), cli);
+}
+
+test('sites carry the filter: `site --filter` and the app\'s "Download this report"', { timeout: 300_000 }, async (t) => {
+  const tmp = await tempDir(t);
+  // The CLI's site.
+  const cliSite = path.join(tmp, 'cli-site');
+  execFileSync(ensureCli(), [
+    'site', EXAMPLE, '-o', cliSite, '--bootstrap', String(SITE_B), '--app', DIST, '--quiet', '--filter', SITE_FILTER,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const manifest = JSON.parse(fs.readFileSync(path.join(cliSite, 'report.json'), 'utf8'));
+  assert.equal(manifest.precomputed.settings.filter, SITE_FILTER);
+  await checkSite(await openSite(t, cliSite), cliSite, SITE_FILTER);
+
+  // The app's, with the filter applied on the page.
+  const { page } = await openApp(t);
+  await setSetting(page, 'settings-bootstrap', SITE_B);
+  await loadExample(page);
+  await applyFilter(page, SITE_FILTER);
+  const zip = await download(page, 'export-site');
+  const appSite = path.join(tmp, 'app-site');
+  fs.mkdirSync(appSite);
+  fs.writeFileSync(path.join(tmp, 'site.zip'), zip.bytes);
+  execFileSync('python3', ['-m', 'zipfile', '-e', path.join(tmp, 'site.zip'), appSite]);
+  const published = JSON.parse(fs.readFileSync(path.join(appSite, 'report.json'), 'utf8'));
+  assert.equal(published.precomputed.settings.filter, SITE_FILTER);
+  await checkSite(await openSite(t, appSite), appSite, SITE_FILTER);
 });
