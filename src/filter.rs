@@ -57,10 +57,10 @@ use crate::rollout::{Corpus, Rollout};
 // (`\p{…}`, a parse error there), and case-insensitive matching and `\w`, `\d`, `\s` are
 // ASCII-only there: for the ASCII names, ids and metadata of real runs the two keep the same
 // rollouts (docs/search.md).
-#[cfg(target_arch = "wasm32")]
-use regex_lite as pattern;
 #[cfg(not(target_arch = "wasm32"))]
 use regex as pattern;
+#[cfg(target_arch = "wasm32")]
+use regex_lite as pattern;
 
 pub mod choices;
 

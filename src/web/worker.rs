@@ -1064,25 +1064,27 @@ async fn score(
     mut reading: Reading,
 ) -> Result<(String, u32, Option<[u64; 2]>), String> {
     let mut settings = settings.clone();
-    state.filtered = None;
+    // Kept in `state` only once the report is made: a filter that fails leaves the browser
+    // over the rollouts of the report still shown.
+    let mut filtered = None;
     if let Some(filter) = settings.filter.take().filter(|f| f.is_active()) {
         let filter = if filter.meta_keys().is_empty() {
             filter
         } else {
             filter.with_meta(state.meta().to_vec())
         };
-        let filtered = filter.apply(&state.corpus, Some(&state.summary));
-        if filtered.corpus.rollouts.is_empty() {
+        let kept = filter.apply(&state.corpus, Some(&state.summary));
+        if kept.corpus.rollouts.is_empty() {
             // As `score` fails: nothing to score (the page keeps the report it shows).
             return Err(format!(
                 "the filter {filter} keeps no rollout of {}; nothing to score (loosen it)",
-                filtered.of
+                kept.of
             ));
         }
         settings.filter = Some(filter);
-        state.filtered = Some(filtered);
+        filtered = Some(kept);
     }
-    let (corpus, summary) = match &state.filtered {
+    let (corpus, summary) = match &filtered {
         Some(f) => (&f.corpus, f.summary.as_ref()),
         None => (&state.corpus, Some(&state.summary)),
     };
@@ -1105,12 +1107,12 @@ async fn score(
     } else {
         (plan.run_bootstrap(&mut progress), 1)
     };
-    let report = plan.finish(corpus, summary, values);
-    let kept = state
-        .filtered
+    let json = plan.finish(corpus, summary, values).to_json();
+    let kept = filtered
         .as_ref()
         .map(|f| [f.corpus.rollouts.len() as u64, f.of as u64]);
-    Ok((report.to_json(), workers, kept))
+    state.filtered = filtered;
+    Ok((json, workers, kept))
 }
 
 fn read_steps(
