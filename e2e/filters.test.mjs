@@ -144,6 +144,12 @@ test('a metadata filter and the common cohort re-score real runs as the CLI does
   assert.equal(await page.getByTestId('filter-input').inputValue(), 'colour=red; model=x');
   assert.deepEqual(await readMainTable(page), before);
   assert.ok(decodeURIComponent(await page.evaluate(() => location.hash)).includes(`filter=${FILTER}`));
+  // A filter that keeps nothing: said on the progress line; the table stays.
+  await page.getByTestId('filter-input').fill('task=no-such-task');
+  await page.getByTestId('filter-apply').click();
+  await page.waitForSelector('[data-testid=progress][data-state=failed]', { timeout: 60_000 });
+  assert.match(await page.getByTestId('progress').innerText(), /keeps no rollout/);
+  assert.deepEqual(await readMainTable(page), before);
   await assertHealthy();
 
   // A reload of the link: the filter is restored and the same figures come back.
