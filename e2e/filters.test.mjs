@@ -193,6 +193,7 @@ async function openSite(t, root) {
 async function checkSite(page, dir, filter) {
   assert.equal(await page.getByTestId('site-verify').getAttribute('data-state'), 'match');
   assert.ok((await page.getByTestId('filter-banner').innerText()).includes(`Filtered: ${filter}`));
+  assert.equal(await page.getByTestId('filter-input').inputValue(), filter);
   const cli = cliReport(path.join(dir, 'data', 'rollouts.jsonl'), { bootstrap: SITE_B, extra: ['--filter', filter] });
   assert.equal(cli.settings.filter, filter);
   compareTableToReport(await readMainTable(page), cli);

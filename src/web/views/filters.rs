@@ -21,10 +21,13 @@ pub fn FilterBar() -> impl IntoView {
     let session = expect_context::<Session>();
     let view = expect_context::<ViewState>();
     let results = session.results();
+    // The session's filter: what the next computation applies (a link's, a published site's,
+    // the last one applied here). A memo, so other settings changes leave the draft alone.
+    let applied = Memo::new(move |_| session.settings.with(|s| s.filter.clone()));
     // What is typed; starts as the applied filter and follows it when it changes elsewhere
-    // (a cleared banner, a loaded link).
-    let draft = RwSignal::new(view.filter.get_untracked());
-    Effect::new(move |_| draft.set(view.filter.get()));
+    // (a cleared banner, a loaded link or site).
+    let draft = RwSignal::new(applied.get_untracked());
+    Effect::new(move |_| draft.set(applied.get()));
     // The text sent to the worker for checking, and its verdict when it is an error.
     let pending = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<String>);
@@ -74,7 +77,7 @@ pub fn FilterBar() -> impl IntoView {
                         <input
                             type="checkbox"
                             data-testid="filter-common"
-                            prop:checked=move || has_common(&view.filter.get())
+                            prop:checked=move || applied.with(|f| has_common(f))
                             on:change=move |e| {
                                 let on = event_target_checked(&e);
                                 submit(with_common(&draft.get_untracked(), on));
