@@ -202,8 +202,7 @@ pub fn publish(
 fn with_data_meta(settings: &Settings, corpus: &crate::rollout::Corpus, data: &[u8]) -> Settings {
     let mut settings = settings.clone();
     if let Some(filter) = settings.filter.take() {
-        let keys = filter.meta_keys();
-        settings.filter = Some(if keys.is_empty() {
+        settings.filter = Some(if filter.meta_keys().is_empty() {
             filter
         } else {
             let meta = corpus
@@ -212,7 +211,9 @@ fn with_data_meta(settings: &Settings, corpus: &crate::rollout::Corpus, data: &[
                 .map(|r| {
                     let at = (r.source.offset as usize).min(data.len());
                     let end = (at + r.source.len as usize).min(data.len());
-                    crate::filter::meta_values(&String::from_utf8_lossy(&data[at..end]), &keys)
+                    // Every key (the filter looks up its own): the same walk as the
+                    // worker's, so the worker's wasm links one.
+                    crate::filter::all_meta_values(&String::from_utf8_lossy(&data[at..end]))
                 })
                 .collect();
             filter.with_meta(meta)
