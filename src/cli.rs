@@ -147,6 +147,14 @@ struct SiteArgs {
     description: String,
     #[command(flatten)]
     report: ReportArgs,
+    /// Publish the report of the rollouts this filter keeps (the grammar of `score --filter`;
+    /// repeatable, clauses added). The data holds every rollout; the page states the filter
+    /// and recomputes the filtered report from the data.
+    #[arg(long = "filter", value_name = "EXPR")]
+    filter: Vec<String>,
+    /// Publish the report of the tasks every condition of a dataset ran (the common cohort).
+    #[arg(long)]
+    common_tasks: bool,
     /// Store the data gzip-compressed (the app decompresses it in the browser).
     #[arg(long)]
     gzip: bool,
@@ -649,16 +657,22 @@ fn score_settings(args: &ScoreArgs) -> Result<Settings> {
             )
         })
         .collect();
-    let mut filter = crate::filter::Filter::default();
-    for text in &args.filter {
-        filter = filter.and(crate::filter::Filter::parse(text)?);
-    }
-    if args.common_tasks {
-        filter = filter.and(crate::filter::Filter::common_tasks());
-    }
-    settings.filter = filter.is_active().then_some(filter);
+    settings.filter = filter_of(&args.filter, args.common_tasks)?;
     settings.validate().map_err(anyhow::Error::msg)?;
     Ok(settings)
+}
+
+/// The filter of `--filter`s (their clauses added) and `--common-tasks`; `None` when it keeps
+/// everything.
+fn filter_of(texts: &[String], common_tasks: bool) -> Result<Option<crate::filter::Filter>> {
+    let mut filter = crate::filter::Filter::default();
+    for text in texts {
+        filter = filter.and(crate::filter::Filter::parse(text)?);
+    }
+    if common_tasks {
+        filter = filter.and(crate::filter::Filter::common_tasks());
+    }
+    Ok(filter.is_active().then_some(filter))
 }
 
 /// The message when a filter keeps no rollout (nothing to score), or `None`.
@@ -1298,7 +1312,8 @@ fn copy_app(from: &Path, to: &Path) -> Result<u64> {
 /// `site`: the app + canonical data + report.json manifest; see [`crate::site`].
 fn site(args: SiteArgs) -> Result<u8> {
     use crate::site::MANIFEST;
-    let settings = args.report.settings(Vec::new())?;
+    let mut settings = args.report.settings(Vec::new())?;
+    settings.filter = filter_of(&args.filter, args.common_tasks)?;
     let job = crate::site::SiteSettings {
         bootstrap: settings.bootstrap,
         seed: settings.seed.to_string(),
@@ -1348,6 +1363,10 @@ fn site(args: SiteArgs) -> Result<u8> {
         &mut |p| progress.show(&format!("bootstrap: {} / {} resamples", p.done, p.total)),
     );
     progress.done();
+    if let Some(message) = filter_emptied(&publication.manifest.precomputed) {
+        eprintln!("prefix-exec: {message}; no site written");
+        return Ok(1);
+    }
     let mut served = 0;
     for (path, bytes) in &publication.files {
         std::fs::write(args.output.join(path), bytes)

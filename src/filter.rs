@@ -51,6 +51,19 @@ use std::fmt;
 use crate::formats::ImportSummary;
 use crate::rollout::{Corpus, Rollout};
 
+// The patterns' engine: `regex` natively; in the browser's worker `regex-lite`, which the label
+// rules already link there — `regex` with its optimisations would add about 800 KB to the
+// worker's wasm (a size budget, README "Size"). The syntax is the same but for Unicode classes
+// (`\p{…}`, a parse error there), and case-insensitive matching and `\w`, `\d`, `\s` are
+// ASCII-only there: for the ASCII names, ids and metadata of real runs the two keep the same
+// rollouts (docs/search.md).
+#[cfg(not(target_arch = "wasm32"))]
+use regex as pattern;
+#[cfg(target_arch = "wasm32")]
+use regex_lite as pattern;
+
+pub mod choices;
+
 /// A parsed filter: clauses combined with AND. The empty filter keeps everything.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -160,7 +173,7 @@ enum Test {
     /// One of these texts (exact, case-sensitive), outcomes or labels.
     Values(Vec<String>),
     /// Matches the pattern; the source as written is kept to state the filter.
-    Pattern(regex::Regex, String),
+    Pattern(pattern::Regex, String),
     /// Trial numbers, as inclusive ranges.
     Trials(Vec<(u32, u32)>),
 }
@@ -575,8 +588,8 @@ fn parse_clause(part: &str) -> Result<Clause, String> {
 }
 
 /// A pattern of a `~` clause: case-insensitive, bounded in size.
-fn compile(source: &str) -> Result<regex::Regex, String> {
-    regex::RegexBuilder::new(source)
+fn compile(source: &str) -> Result<pattern::Regex, String> {
+    pattern::RegexBuilder::new(source)
         .case_insensitive(true)
         .size_limit(1 << 20)
         .build()
@@ -625,6 +638,98 @@ pub fn meta_values(line: &str, keys: &BTreeSet<String>) -> MetaValues {
         }
     }
     out
+}
+
+/// Every metadata value of a rollout's canonical line, by dotted key ([`meta_values`] of all
+/// the keys it has): objects are walked into (`a.b`); scalars and arrays of scalars give
+/// values; what is neither (an array of objects, `null`) gives none. What the app keeps per
+/// rollout to list the fields ([`choices::FilterChoices`]) and to answer any `meta.*` clause.
+pub fn all_meta_values(line: &str) -> MetaValues {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut MetaValues) {
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) => Some(v.to_string()),
+            _ => None,
+        };
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                let values: Vec<String> = items.iter().filter_map(text).collect();
+                if !values.is_empty() && !prefix.is_empty() {
+                    out.insert(prefix.to_string(), values);
+                }
+            }
+            v => {
+                if let (Some(t), false) = (text(v), prefix.is_empty()) {
+                    out.insert(prefix.to_string(), vec![t]);
+                }
+            }
+        }
+    }
+    let mut out = MetaValues::new();
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+        if let Some(meta) = v.get("meta").filter(|m| m.is_object()) {
+            walk("", meta, &mut out);
+        }
+    }
+    out
+}
+
+/// The clauses of a filter's text, each trimmed, the empty ones left out (cut at `;` outside
+/// quotes, as [`Filter::parse`] cuts them). Needs no pattern compiled: the app's page, which
+/// does not link the regular-expression engine, edits a filter's text with it.
+pub fn split_clauses(text: &str) -> Vec<String> {
+    split_outside_quotes(text, ';')
+        .into_iter()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The clause `field=values` in the grammar's spelling (values quoted where they must be):
+/// what a picker writes into a filter.
+pub fn equals_clause(field: &str, values: &[&str]) -> String {
+    let values: Vec<String> = values.iter().map(|v| quote(v, true)).collect();
+    format!("{field}={}", values.join(","))
+}
+
+/// The filter's text with the `common` clause (the common cohort) added or taken out; the
+/// other clauses as written.
+pub fn with_common(text: &str, on: bool) -> String {
+    let mut clauses: Vec<String> = split_clauses(text)
+        .into_iter()
+        .filter(|c| c != "common" && c != "common_tasks")
+        .collect();
+    if on {
+        clauses.push("common".to_string());
+    }
+    clauses.join("; ")
+}
+
+/// Whether the filter's text has the `common` clause.
+pub fn has_common(text: &str) -> bool {
+    split_clauses(text)
+        .iter()
+        .any(|c| c == "common" || c == "common_tasks")
+}
+
+/// The filter's text with `clause` added (AND), unless it is already there.
+pub fn add_clause(text: &str, clause: &str) -> String {
+    let mut clauses = split_clauses(text);
+    if !clauses.iter().any(|c| c == clause) {
+        clauses.push(clause.to_string());
+    }
+    clauses.join("; ")
 }
 
 fn parse_trials(v: &str) -> Result<(u32, u32), String> {
@@ -855,6 +960,46 @@ mod tests {
             f.corpus.notes.last().unwrap(),
             "filter model=b: 2 of 6 rollouts kept (1 conditions)"
         );
+    }
+
+    #[test]
+    fn all_meta_values_walks_every_key() {
+        let m = all_meta_values(
+            r#"{"meta":{"category":"base","n":3,"tags":["a",1,{"x":1}],"x":{"y":true,"z":null},"e":[]}}"#,
+        );
+        let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["category", "n", "tags", "x.y"]);
+        assert_eq!(m["tags"], ["a", "1"]);
+        // The same values as the keys' own reading.
+        let named: BTreeSet<String> = m.keys().cloned().collect();
+        let line = r#"{"meta":{"category":"base","n":3,"tags":["a",1,{"x":1}],"x":{"y":true}}}"#;
+        assert_eq!(meta_values(line, &named), all_meta_values(line));
+        assert!(all_meta_values("not json").is_empty());
+        assert!(all_meta_values(r#"{"meta":"text"}"#).is_empty());
+    }
+
+    #[test]
+    fn clauses_are_split_and_written_for_pickers() {
+        assert_eq!(
+            split_clauses(r#" model=a ;; task~"x;y"; common "#),
+            ["model=a", r#"task~"x;y""#, "common"]
+        );
+        assert_eq!(with_common("model=a", true), "model=a; common");
+        assert_eq!(with_common("common; model=a;", false), "model=a");
+        assert_eq!(with_common("", true), "common");
+        assert!(has_common("x=1 ; common") && !has_common("task~common"));
+        assert_eq!(
+            add_clause("model=a", "label=schema"),
+            "model=a; label=schema"
+        );
+        assert_eq!(
+            add_clause("model=a; label=schema", "label=schema"),
+            "model=a; label=schema"
+        );
+        assert_eq!(add_clause("", "model=a"), "model=a");
+        let c = equals_clause("meta.category", &["a,b", "c"]);
+        assert_eq!(c, r#"meta.category="a,b",c"#);
+        assert_eq!(Filter::parse(&c).unwrap().to_string(), c);
     }
 
     #[test]

@@ -52,3 +52,9 @@ pub mod site;
 pub mod stats;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+/// The page ↔ worker messages are plain data: compiled natively too, so their unit tests (the
+/// settings' round trip, the filter's parse) run with `cargo test`.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "web/protocol.rs"]
+#[allow(dead_code)] // natively only its tests use it
+mod web_protocol;

@@ -154,7 +154,8 @@ pub fn publish(
         ..Default::default()
     };
     let corpus = crate::ingest::read_files_with([(DATA_NAME, data)], &options);
-    let report = build_report_full(&corpus, None, settings, progress);
+    let settings = with_data_meta(settings, &corpus, data);
+    let report = build_report_full(&corpus, None, &settings, progress);
     let (path, served) = if gzip {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         // Writing to a Vec cannot fail.
@@ -194,6 +195,31 @@ pub fn publish(
         files: vec![(path, served)],
         manifest,
     }
+}
+
+/// `settings` with its filter handed the metadata its `meta.*` clauses need, read from the
+/// canonical lines of `data` that `corpus` was read from (the corpus keeps no metadata).
+fn with_data_meta(settings: &Settings, corpus: &crate::rollout::Corpus, data: &[u8]) -> Settings {
+    let mut settings = settings.clone();
+    if let Some(filter) = settings.filter.take() {
+        settings.filter = Some(if filter.meta_keys().is_empty() {
+            filter
+        } else {
+            let meta = corpus
+                .rollouts
+                .iter()
+                .map(|r| {
+                    let at = (r.source.offset as usize).min(data.len());
+                    let end = (at + r.source.len as usize).min(data.len());
+                    // Every key (the filter looks up its own): the same walk as the
+                    // worker's, so the worker's wasm links one.
+                    crate::filter::all_meta_values(&String::from_utf8_lossy(&data[at..end]))
+                })
+                .collect();
+            filter.with_meta(meta)
+        });
+    }
+    settings
 }
 
 /// A zip archive of `(path, bytes)` files — the whole site, for hosts that take an upload.

@@ -299,3 +299,147 @@ fn exports_state_the_filter_and_unfiltered_exports_are_unchanged() {
     assert!(latex.contains("% Restricted to the rollouts of filter trial=1; common.\n"));
     assert!(table::footnote(&filtered).contains("filter trial=1; common"));
 }
+
+/// The app's filter pickers list the metadata fields real runs carry: BFCL's category, tau2's
+/// termination reason, ToolSandbox's categories — read from the canonical lines `convert`
+/// writes, as the app's worker reads them.
+#[test]
+fn released_runs_list_their_meta_fields() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let out = run(shared, &[&["convert"], FILES, &["-o", "-", "-q"]].concat());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let corpus = prefix_exec::ingest::read_files([("all.jsonl", text.as_bytes())]);
+    let meta: Vec<_> = text
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"tools""#))
+        .map(prefix_exec::filter::all_meta_values)
+        .collect();
+    assert_eq!(meta.len(), corpus.rollouts.len());
+    let choices = prefix_exec::filter::choices::FilterChoices::of(&corpus, &meta);
+    let keys: BTreeSet<&str> = choices.meta.iter().map(|f| f.key.as_str()).collect();
+    for key in ["format", "termination_reason"] {
+        assert!(keys.contains(key), "{key} missing from {keys:?}");
+    }
+    assert!(
+        keys.iter().any(|k| k.contains("categor")),
+        "no category field in {keys:?}"
+    );
+    // Each listed value, as a filter, keeps the rollouts it counts.
+    for field in &choices.meta {
+        let (value, n) = &field.values[0];
+        let clause = prefix_exec::filter::equals_clause(&format!("meta.{}", field.key), &[value]);
+        let f = prefix_exec::filter::Filter::parse(&clause)
+            .unwrap()
+            .with_meta(meta.clone());
+        assert_eq!(
+            f.keeps(&corpus).iter().filter(|k| **k).count(),
+            *n,
+            "{clause}"
+        );
+    }
+}
+
+/// `site --filter … --common-tasks` publishes the filtered report: its manifest's report is
+/// number for number `score` with the same filter (the meta values read from the site's own
+/// data), states the filter, and the data keeps every rollout; a filter keeping nothing writes
+/// no site.
+#[test]
+fn site_publishes_the_filtered_report() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("prefix-exec-filter-site-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let app = dir.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(
+        app.join("index.html"),
+        "<html><head></head><body></body></html>",
+    )
+    .unwrap();
+    std::fs::write(app.join("worker-loader.js"), "").unwrap();
+    let filter = "meta.termination_reason!=max_turns; model!~^glyphh";
+    let flags = ["--bootstrap", "300", "--seed", "5", "-q"];
+    let site = dir.join("site");
+    let out = run(
+        shared,
+        &[
+            &["site"],
+            FILES,
+            &flags,
+            &[
+                "--filter",
+                filter,
+                "--common-tasks",
+                "--app",
+                app.to_str().unwrap(),
+            ],
+            &["-o", site.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(site.join("report.json")).unwrap()).unwrap();
+    let published = &manifest["precomputed"];
+    let canonical = "meta.termination_reason!=max_turns; model!~^glyphh; common";
+    assert_eq!(published["settings"]["filter"], canonical);
+    let scored = json(&run(
+        shared,
+        &[
+            &["score"],
+            FILES,
+            &flags,
+            &["--filter", filter, "--common-tasks", "--json", "-"],
+        ]
+        .concat(),
+    ));
+    assert_eq!(numbers(published), numbers(&scored));
+    assert_eq!(published["settings"], scored["settings"]);
+    // The data holds every rollout; the filter kept fewer.
+    let data = std::fs::read_to_string(site.join("data/rollouts.jsonl")).unwrap();
+    let all = data
+        .lines()
+        .filter(|l| !l.starts_with(r#"{"tools""#))
+        .count() as u64;
+    assert_eq!(manifest["data"][0]["rollouts"], all);
+    let kept: u64 = published["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["n"].as_u64().or(c["rollouts"].as_u64()).unwrap_or(0))
+        .sum();
+    assert!(kept > 0 && kept < all, "kept {kept} of {all}");
+
+    let out = run(
+        shared,
+        &[
+            &["site"],
+            FILES,
+            &flags,
+            &[
+                "--filter",
+                "task=no-such-task",
+                "--app",
+                app.to_str().unwrap(),
+            ],
+            &["-o", dir.join("empty").to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("keeps no rollout"));
+    assert!(!dir.join("empty/report.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

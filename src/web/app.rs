@@ -23,6 +23,10 @@ pub fn App() -> impl IntoView {
     if let Some(hash) = web_sys::window().and_then(|w| w.location().hash().ok()) {
         view.apply_hash(hash.trim_start_matches('#'));
     }
+    // A link's filter is the session's before anything is computed (the worker checks it).
+    session
+        .settings
+        .update_untracked(|s| s.filter = view.filter.get_untracked());
     Effect::new(move |_| {
         let hash = view.to_hash();
         if let Some(w) = web_sys::window() {
@@ -102,6 +106,8 @@ pub fn App() -> impl IntoView {
             <main class="main">
                 <super::site::SiteHeader/>
                 <views::progress::ProgressBar/>
+                <views::filters::FilterBar/>
+                <views::filters::FilterBanner/>
                 <Tabs/>
                 <TabBody/>
             </main>

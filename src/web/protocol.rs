@@ -27,6 +27,10 @@ pub struct JobSettings {
     /// the report is the same bytes for any number.
     #[serde(default = "one")]
     pub workers: u32,
+    /// The filter the report is restricted to, as typed in the grammar of [`crate::filter`]
+    /// (`common` for the common cohort); empty: none. Absent from older messages.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub filter: String,
 }
 
 fn one() -> u32 {
@@ -43,13 +47,26 @@ impl Default for JobSettings {
             pairs: Vec::new(),
             compare: Vec::new(),
             workers: 1,
+            filter: String::new(),
         }
     }
 }
 
 impl JobSettings {
-    /// Core settings, or a message naming the bad value.
+    /// Core settings with the filter parsed, or a message naming the bad value (the filter's
+    /// says which clause and what to change). The worker's: parsing compiles the filter's
+    /// patterns, and the page does not link the regular-expression engine (a size budget), so
+    /// the page checks [`JobSettings::to_settings_unfiltered`] and asks the worker about the
+    /// filter ([`ToWorker::CheckFilter`]).
     pub fn to_settings(&self) -> Result<crate::report::Settings, String> {
+        let mut settings = self.to_settings_unfiltered()?;
+        let filter = crate::filter::Filter::parse(&self.filter).map_err(|e| e.to_string())?;
+        settings.filter = filter.is_active().then_some(filter);
+        Ok(settings)
+    }
+
+    /// Core settings without the filter, or a message naming the bad value.
+    pub fn to_settings_unfiltered(&self) -> Result<crate::report::Settings, String> {
         let seed = self
             .seed
             .trim()
@@ -83,6 +100,14 @@ impl JobSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
+    /// Score the corpus of the last computation again with these settings (a new filter, say):
+    /// no file is read again.
+    Rescore { job: u32, settings: JobSettings },
+    /// Parse a filter's text and say whether it is usable (its canonical spelling) — the page
+    /// does not link the regular-expression engine that filters' patterns need.
+    CheckFilter { text: String },
+    /// What a filter of the last computed corpus can pick ([`crate::filter::choices`]).
+    FilterChoices { job: u32 },
     /// Score the files sent alongside (in this order, with these names).
     Compute {
         job: u32,
@@ -201,6 +226,19 @@ pub enum FromWorker {
         /// Lines whose JSON parse and validation the pool did (`pool::ParseRun`).
         #[serde(default)]
         read_ahead: u64,
+        /// With a filter: the rollouts it kept and the rollouts it was applied to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kept: Option<[u64; 2]>,
+    },
+    /// The verdict on `CheckFilter` for this text: its canonical spelling, or why it cannot be
+    /// read (the clause and what to change).
+    FilterChecked {
+        text: String,
+        result: Result<String, String>,
+    },
+    FilterChoices {
+        job: u32,
+        choices: crate::filter::choices::FilterChoices,
     },
     Rollouts {
         job: u32,
@@ -259,6 +297,81 @@ pub enum FromWorker {
         job: u32,
         message: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_settings_round_trip_with_and_without_a_filter() {
+        let plain = JobSettings::default();
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("filter"), "no filter, no key: {text}");
+        assert_eq!(serde_json::from_str::<JobSettings>(&text).unwrap(), plain);
+        assert!(plain.to_settings().unwrap().filter.is_none());
+        // An older message (no `filter` key) still parses.
+        let old = r#"{"bootstrap":10,"seed":"1","level":0.9,"max_depth":"all"}"#;
+        let old: JobSettings = serde_json::from_str(old).unwrap();
+        assert_eq!(old.filter, "");
+        let filtered = JobSettings {
+            filter: "model = a ; common".to_string(),
+            ..JobSettings::default()
+        };
+        let text = serde_json::to_string(&filtered).unwrap();
+        assert_eq!(
+            serde_json::from_str::<JobSettings>(&text).unwrap(),
+            filtered
+        );
+        let settings = filtered.to_settings().unwrap();
+        assert_eq!(settings.filter.unwrap().to_string(), "model=a; common");
+        assert!(filtered.to_settings_unfiltered().unwrap().filter.is_none());
+        // A blank filter is no filter; a bad one names its clause.
+        let blank = JobSettings {
+            filter: " ; ".to_string(),
+            ..JobSettings::default()
+        };
+        assert!(blank.to_settings().unwrap().filter.is_none());
+        let bad = JobSettings {
+            filter: "colour=red".to_string(),
+            ..JobSettings::default()
+        };
+        assert!(bad.to_settings().unwrap_err().contains("unknown field"));
+    }
+
+    #[test]
+    fn an_empty_filter_gives_the_same_report_bytes() {
+        let text = concat!(
+            r#"{"dataset":"d","task_id":"t1","model":"m","method":"x","success":true,"steps":[{"ok":true}]}"#,
+            "\n",
+            r#"{"dataset":"d","task_id":"t2","model":"m","method":"x","success":false,"steps":[{"ok":false}]}"#,
+            "\n"
+        );
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
+        let report = |filter: &str| {
+            let job = JobSettings {
+                bootstrap: 200,
+                filter: filter.to_string(),
+                ..JobSettings::default()
+            };
+            crate::report::build_report(&corpus, &job.to_settings().unwrap()).to_json()
+        };
+        assert_eq!(report(""), report("  "));
+        assert_eq!(
+            report(""),
+            crate::report::build_report(
+                &corpus,
+                &JobSettings {
+                    bootstrap: 200,
+                    ..JobSettings::default()
+                }
+                .to_settings_unfiltered()
+                .unwrap()
+            )
+            .to_json()
+        );
+        assert_ne!(report(""), report("task=t1"));
+    }
 }
 
 /// What the scoring worker reads of a pool worker's message: the JSON of [`FromWorker`]'s

@@ -188,6 +188,11 @@ async fn open_site(session: Session, manifest: SiteManifest) {
             .map(|[a, b]| (a.clone(), b.clone()))
             .collect(),
         workers: session.settings.get_untracked().workers,
+        // The published filter, unless the link's hash chose one (`filter=`, already applied).
+        filter: Some(session.settings.get_untracked().filter)
+            .filter(|f| !f.is_empty())
+            .or_else(|| manifest.precomputed.settings.filter.clone())
+            .unwrap_or_default(),
     });
     // The published numbers first, for an instant display; the recomputation replaces them.
     results
@@ -339,7 +344,8 @@ pub fn watch_agreement(session: Session) {
         session.site.update(|s| {
             if let (Some(s), Some(r)) = (s.as_mut(), report.as_ref()) {
                 let published = s.manifest.settings.bootstrap == r.settings.bootstrap
-                    && s.manifest.settings.seed == r.settings.seed.to_string();
+                    && s.manifest.settings.seed == r.settings.seed.to_string()
+                    && s.manifest.precomputed.settings.filter == r.settings.filter;
                 // Only the published settings can be compared with the published numbers.
                 s.agrees = published.then(|| s.manifest.agrees_with(r));
             }

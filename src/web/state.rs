@@ -160,6 +160,13 @@ pub struct Results {
     pub site_build: RwSignal<Option<String>>,
     /// The worker's last verdict on user label rules: (the JSON text, its rules or the error).
     pub rules_checked: RwSignal<Option<RulesVerdict>>,
+    /// The worker's last verdict on a filter's text: (the text, its canonical spelling or the
+    /// error).
+    pub filter_checked: RwSignal<Option<(String, Result<String, String>)>>,
+    /// What a filter of the loaded corpus can pick (asked for when the pickers open).
+    pub filter_choices: RwSignal<Option<Arc<crate::filter::choices::FilterChoices>>>,
+    /// With a filtered report: the rollouts kept and the rollouts it was applied to.
+    pub kept: RwSignal<Option<[u64; 2]>>,
 }
 
 /// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
@@ -170,6 +177,9 @@ struct Bridge {
     worker: Option<Worker>,
     job: u32,
     busy: bool,
+    /// The worker holds the corpus of the files and import options listed (its last full
+    /// computation finished): a change of report settings rescores it without reading again.
+    has_corpus: bool,
     /// Keeps the message handler alive as long as its worker.
     _handler: Option<Closure<dyn FnMut(MessageEvent)>>,
 }
@@ -192,6 +202,9 @@ impl Session {
             pair_steps: RwSignal::new(Vec::new()),
             site_build: RwSignal::new(None),
             rules_checked: RwSignal::new(None),
+            filter_checked: RwSignal::new(None),
+            filter_choices: RwSignal::new(None),
+            kept: RwSignal::new(None),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -213,6 +226,7 @@ impl Session {
                 worker: None,
                 job: 0,
                 busy: false,
+                has_corpus: false,
                 _handler: None,
             }),
         }
@@ -459,8 +473,81 @@ impl Session {
         }
         if self.settings.get_untracked() != settings {
             self.settings.set(settings);
-            self.recompute();
+            self.rescore();
         }
+    }
+
+    /// Sets the filter (the grammar's text, already checked by the worker) and rescores.
+    pub fn set_filter(&self, filter: String) {
+        let mut settings = self.settings.get_untracked();
+        if settings.filter != filter {
+            settings.filter = filter;
+            self.set_settings(settings);
+        }
+    }
+
+    /// Asks the worker whether a filter's text is usable (the answer lands in
+    /// `results.filter_checked`); sent even while a job runs, so it is answered after it.
+    pub fn check_filter(&self, text: String) {
+        self.warm_up();
+        self.bridge.with_value(|b| {
+            if let Some(w) = &b.worker {
+                send(w, &ToWorker::CheckFilter { text }, None);
+            }
+        });
+    }
+
+    /// Asks the worker what a filter of the loaded corpus can pick.
+    pub fn query_filter_choices(&self) {
+        self.ask(|job| ToWorker::FilterChoices { job });
+    }
+
+    /// Scores the loaded corpus again with the current settings, in the worker that holds it
+    /// (no file is read again); falls back to [`Session::recompute`] when it holds none (a
+    /// computation in flight, or none finished since the files changed).
+    pub fn rescore(&self) {
+        let results = self.results;
+        if self
+            .settings
+            .get_untracked()
+            .to_settings_unfiltered()
+            .is_err()
+        {
+            return self.recompute();
+        }
+        let settings = self.settings.get_untracked();
+        let sent = self
+            .bridge
+            .try_update_value(|b| match (&b.worker, b.busy, b.has_corpus) {
+                (Some(w), false, true) => {
+                    b.job += 1;
+                    b.busy = true;
+                    send(
+                        w,
+                        &ToWorker::Rescore {
+                            job: b.job,
+                            settings: settings.clone(),
+                        },
+                        None,
+                    );
+                    true
+                }
+                _ => false,
+            });
+        if sent != Some(true) {
+            return self.recompute();
+        }
+        results.rollouts.set(None);
+        results.steps.set(None);
+        results.pair_tasks.set(None);
+        results.pair_steps.set(Vec::new());
+        results.status.set(Status::Computing {
+            phase: "bootstrap".to_string(),
+            done: 0,
+            total: 0,
+            files: [0, 0],
+            archive: None,
+        });
     }
 
     /// Starts a computation of the current files and settings, cancelling one in flight (its
@@ -471,6 +558,7 @@ impl Session {
         results.steps.set(None);
         results.pair_tasks.set(None);
         results.pair_steps.set(Vec::new());
+        results.filter_choices.set(None);
         // A file from a dropped or picked folder keeps its relative path: some formats pair
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
@@ -489,7 +577,9 @@ impl Session {
             results.report_json.set(Arc::new(String::new()));
             return;
         }
-        if let Err(message) = self.settings.get_untracked().to_settings() {
+        // The filter is checked by the worker (its patterns need the regular-expression
+        // engine, which the page does not link).
+        if let Err(message) = self.settings.get_untracked().to_settings_unfiltered() {
             results.status.set(Status::Failed(message));
             return;
         }
@@ -524,6 +614,7 @@ impl Session {
                 }
                 b.job += 1;
                 b.busy = true;
+                b.has_corpus = false;
                 Some((b.worker.clone()?, b.job))
             })
             .flatten()
@@ -594,6 +685,7 @@ impl Session {
                 }
                 b._handler = None;
                 b.busy = false;
+                b.has_corpus = false;
                 // Late messages of the stopped job are ignored.
                 b.job += 1;
                 stopped = true;
@@ -711,7 +803,10 @@ fn spawn_worker(
     });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_e: web_sys::Event| {
-        bridge.update_value(|b| b.busy = false);
+        bridge.update_value(|b| {
+            b.busy = false;
+            b.has_corpus = false;
+        });
         results.status.set(Status::Failed(
             "the background worker stopped unexpectedly; reload the page or remove the last file"
                 .to_string(),
@@ -746,10 +841,15 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             compute_ms,
             workers,
             read_ahead,
+            kept,
         } if job == current => {
-            bridge.update_value(|b| b.busy = false);
+            bridge.update_value(|b| {
+                b.busy = false;
+                b.has_corpus = true;
+            });
             match serde_json::from_str::<Report>(&json) {
                 Ok(report) => {
+                    results.kept.set(kept);
                     results.report.set(Some(Arc::new(report)));
                     results.report_json.set(Arc::new(json));
                     results.status.set(Status::Ready {
@@ -773,6 +873,12 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
         FromWorker::RulesChecked { text, result } => {
             results.rules_checked.set(Some((text, result)))
+        }
+        FromWorker::FilterChecked { text, result } => {
+            results.filter_checked.set(Some((text, result)))
+        }
+        FromWorker::FilterChoices { job, choices } if job == current => {
+            results.filter_choices.set(Some(Arc::new(choices)))
         }
         // Job 0 is the worker itself (it could not start or could not read a message).
         FromWorker::Failed { job, message } if job == current || job == 0 => {

@@ -1,7 +1,7 @@
 //! What the user is looking at, and its mirror in the URL hash.
 //!
-//! The hash holds the tab, the condition filters and the comparison (and a few display
-//! choices), so a reload or a shared link restores the view. The data itself is never in the
+//! The hash holds the tab, the condition filters, the report's filter and the comparison (and a
+//! few display choices), so a reload or a shared link restores the view. The data itself is never in the
 //! URL.
 
 use leptos::prelude::*;
@@ -115,6 +115,9 @@ pub struct ViewState {
     pub rb_offset: RwSignal<usize>,
     /// The page shown of a long list (tables and plots); back to the first on a new tab or filter.
     pub page: RwSignal<usize>,
+    /// The filter the report is restricted to (the grammar of [`crate::filter`], as the worker
+    /// spelled it back); empty: none. In the hash as `filter=`, so a link re-scores with it.
+    pub filter: RwSignal<String>,
 }
 
 impl ViewState {
@@ -162,6 +165,7 @@ impl ViewState {
             rb_search: RwSignal::new(String::new()),
             rb_offset: RwSignal::new(0),
             page: RwSignal::new(0),
+            filter: RwSignal::new(String::new()),
         }
     }
 
@@ -183,6 +187,7 @@ impl ViewState {
         put("task", self.cmp_task.get());
         put("cond", self.rb_condition.get());
         put("layout", self.layout.get());
+        put("filter", self.filter.get());
         if self.elig.get() {
             put("curve", "elig".to_string());
         }
@@ -233,6 +238,7 @@ impl ViewState {
                 "task" => self.cmp_task.set(v),
                 "cond" => self.rb_condition.set(v),
                 "layout" => self.layout.set(v),
+                "filter" => self.filter.set(v),
                 "curve" => self.elig.set(v == "elig"),
                 "k" => {
                     if let Some((a, b)) = v.split_once('-') {

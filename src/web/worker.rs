@@ -43,6 +43,95 @@ struct State {
     /// The archive member last re-read for the rollout viewer (corpus file, bytes): the
     /// rollouts of one member are viewed without decompressing it again.
     member: RefCell<Option<(u32, Vec<u8>)>>,
+    /// Every rollout's metadata (every key, [`crate::filter::all_meta_values`]), read from the
+    /// files the first time a filter's `meta.*` clause or the filter's pickers need it (the
+    /// corpus keeps none).
+    meta: Option<Vec<crate::filter::MetaValues>>,
+    /// The rollouts the report's filter kept (`None`: no filter): the rollout browser and the
+    /// paired comparison list these only.
+    filtered: Option<crate::filter::Filtered>,
+}
+
+impl State {
+    /// Every rollout's metadata, read once.
+    fn meta(&mut self) -> &[crate::filter::MetaValues] {
+        if self.meta.is_none() {
+            self.meta = Some(read_meta(self));
+        }
+        self.meta.as_deref().unwrap_or_default()
+    }
+}
+
+/// Files read whole to find their rollouts' metadata, up to this size; a larger one is read
+/// rollout by rollout (a slice each), so memory stays bounded.
+const WHOLE_FILE: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// The bytes of corpus file `f` (an archive's member inflated), whole; `None` for a plain file
+/// over [`WHOLE_FILE`].
+fn file_bytes(state: &State, f: u32, reader: &FileReaderSync) -> Result<Option<Vec<u8>>, String> {
+    let input = state.corpus.files.get(f as usize).ok_or("no such file")?;
+    let file = state
+        .origin
+        .get(f as usize)
+        .and_then(|&o| state.files.get(o))
+        .ok_or("its file is no longer loaded")?;
+    if let Some(archive) = &input.archive {
+        let mut access = FileAccess { file, reader };
+        return crate::ingest::archive::read_member(&mut access, archive, &input.name).map(Some);
+    }
+    if file.size() > WHOLE_FILE {
+        return Ok(None);
+    }
+    read_all(file).map(Some)
+}
+
+/// Every rollout's metadata, re-read from its source as the rollout viewer reads it; a rollout
+/// whose bytes cannot be read has none (the CLI says so on stderr; here its `meta.*` values are
+/// absent, as they are there).
+fn read_meta(state: &State) -> Vec<crate::filter::MetaValues> {
+    let n = state.corpus.rollouts.len();
+    let Ok(reader) = FileReaderSync::new() else {
+        return vec![Default::default(); n];
+    };
+    // The file whose rollouts are being read (rollouts of a file are consecutive).
+    let mut current: Option<(u32, Option<Vec<u8>>)> = None;
+    (0..n)
+        .map(|i| {
+            let r = &state.corpus.rollouts[i];
+            let f = r.source.file;
+            if current.as_ref().is_none_or(|(c, _)| *c != f) {
+                current = file_bytes(state, f, &reader).ok().map(|b| (f, b));
+            }
+            let bytes = match &current {
+                Some((_, Some(whole))) => {
+                    let at = (r.source.offset as usize).min(whole.len());
+                    let end = (at + r.source.len as usize).min(whole.len());
+                    whole[at..end].to_vec()
+                }
+                Some((_, None)) => {
+                    let file = state
+                        .origin
+                        .get(f as usize)
+                        .and_then(|&o| state.files.get(o));
+                    let start = r.source.offset as f64;
+                    file.and_then(|file| {
+                        let blob = file
+                            .slice_with_f64_and_f64(start, start + r.source.len as f64)
+                            .ok()?;
+                        let buffer = reader.read_as_array_buffer(&blob).ok()?;
+                        Some(js_sys::Uint8Array::new(&buffer).to_vec())
+                    })
+                    .unwrap_or_default()
+                }
+                None => return Default::default(),
+            };
+            state
+                .summary
+                .rollout_line(&state.corpus, i, &bytes)
+                .map(|line| crate::filter::all_meta_values(&line))
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Which dropped file each file of the corpus came from, from the index of the first corpus file
@@ -542,8 +631,42 @@ fn on_message(event: MessageEvent) {
         },
         ToWorker::Rollouts { job, query } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
-                let page = list_rollouts(&state.corpus, &query);
+                // With a filter, the kept rollouts only, named by their index in the corpus
+                // (what the steps are asked by).
+                let page = match &state.filtered {
+                    Some(f) => {
+                        let mut page = list_rollouts(&f.corpus, &query);
+                        for row in &mut page.rows {
+                            row.index = f.original.get(row.index).copied().unwrap_or(row.index);
+                        }
+                        page
+                    }
+                    None => list_rollouts(&state.corpus, &query),
+                };
                 post(&FromWorker::Rollouts { job, page });
+            }
+        }),
+        ToWorker::Rescore { job, settings } => {
+            CURRENT_JOB.with(|j| *j.borrow_mut() = job);
+            wasm_bindgen_futures::spawn_local(async move {
+                match rescore(job, settings).await {
+                    Ok(msg) => post(&msg),
+                    Err(message) => post(&FromWorker::Failed { job, message }),
+                }
+            });
+        }
+        ToWorker::CheckFilter { text } => {
+            let result = crate::filter::Filter::parse(&text)
+                .map(|f| f.to_string())
+                .map_err(|e| e.to_string());
+            post(&FromWorker::FilterChecked { text, result });
+        }
+        ToWorker::FilterChoices { job } => STATE.with(|s| {
+            if let Some(state) = s.borrow_mut().as_mut() {
+                state.meta();
+                let meta = state.meta.as_deref().unwrap_or_default();
+                let choices = crate::filter::choices::FilterChoices::of(&state.corpus, meta);
+                post(&FromWorker::FilterChoices { job, choices });
             }
         }),
         ToWorker::BuildSite {
@@ -565,7 +688,19 @@ fn on_message(event: MessageEvent) {
         }),
         ToWorker::PairTasks { job, query } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
-                let result = pair_tasks(&state.corpus, &query);
+                let result = match &state.filtered {
+                    Some(f) => {
+                        let mut result = pair_tasks(&f.corpus, &query);
+                        let original =
+                            |i: &mut usize| *i = f.original.get(*i).copied().unwrap_or(*i);
+                        for d in &mut result.differing {
+                            d.a.rollouts.iter_mut().for_each(original);
+                            d.b.rollouts.iter_mut().for_each(original);
+                        }
+                        result
+                    }
+                    None => pair_tasks(&state.corpus, &query),
+                };
                 post(&FromWorker::PairTasks { job, result });
             }
         }),
@@ -845,13 +980,115 @@ async fn compute(
     // Every byte is read: say so before scoring (the throttle may have skipped the last chunk).
     reading.last = 0.0;
     reading.report(done, reading.files);
+    let mut state = State {
+        origin: origins(corpus.files.len(), &starts),
+        member: RefCell::new(None),
+        corpus,
+        names: names.to_vec(),
+        options: options.to_vec(),
+        settings: job_settings.clone(),
+        summary,
+        // Every batch has arrived: the worker keeps the files for rollout queries.
+        files: ARRIVING.with(|a| std::mem::take(&mut a.borrow_mut().files)),
+        meta: None,
+        filtered: None,
+    };
+    let scored = score(&mut state, &settings, reading).await;
+    // The corpus is kept even when the filter failed: the page rescores it with another.
+    STATE.with(|s| *s.borrow_mut() = Some(state));
+    let (json, workers, kept) = scored?;
+    // The pool counts when it read lines ahead, even without a bootstrap.
+    let workers = if read_ahead > 0 {
+        workers.max(super::pool::size() as u32)
+    } else {
+        workers
+    };
+    Ok(FromWorker::Report {
+        job,
+        json,
+        compute_ms: now() - started,
+        workers,
+        read_ahead,
+        kept,
+    })
+}
+
+/// Scores the corpus of the last computation again with new settings (no file is read again).
+async fn rescore(
+    job: u32,
+    job_settings: super::protocol::JobSettings,
+) -> Result<FromWorker, String> {
+    let started = now();
+    let settings = job_settings.to_settings()?;
+    // Taken out while it is scored (the bootstrap may await the pool): no borrow is held
+    // across an await; the page asks nothing of the worker meanwhile (it is busy).
+    let Some(mut state) = STATE.with(|s| s.borrow_mut().take()) else {
+        return Err("nothing is loaded".to_string());
+    };
+    let reading = Reading {
+        job,
+        total: 0.0,
+        files: state.names.len(),
+        last: 0.0,
+        archive: None,
+    };
+    let scored = score(&mut state, &settings, reading).await;
+    if scored.is_ok() {
+        state.settings = job_settings;
+    }
+    STATE.with(|s| *s.borrow_mut() = Some(state));
+    let (json, workers, kept) = scored?;
+    Ok(FromWorker::Report {
+        job,
+        json,
+        compute_ms: now() - started,
+        workers,
+        read_ahead: 0,
+        kept,
+    })
+}
+
+/// The report of `state`'s corpus with `settings`, as `prefix-exec score` builds it
+/// (`build_report_full`: the filter, with its rollouts' metadata when it names `meta.*` keys,
+/// applied first); the JSON, the workers that ran the bootstrap, and with a filter (kept, of)
+/// rollouts. The kept rollouts stay in `state` for the rollout browser.
+async fn score(
+    state: &mut State,
+    settings: &crate::report::Settings,
+    mut reading: Reading,
+) -> Result<(String, u32, Option<[u64; 2]>), String> {
+    let mut settings = settings.clone();
+    // Kept in `state` only once the report is made: a filter that fails leaves the browser
+    // over the rollouts of the report still shown.
+    let mut filtered = None;
+    if let Some(filter) = settings.filter.take().filter(|f| f.is_active()) {
+        let filter = if filter.meta_keys().is_empty() {
+            filter
+        } else {
+            filter.with_meta(state.meta().to_vec())
+        };
+        let kept = filter.apply(&state.corpus, Some(&state.summary));
+        if kept.corpus.rollouts.is_empty() {
+            // As `score` fails: nothing to score (the page keeps the report it shows).
+            return Err(format!(
+                "the filter {filter} keeps no rollout of {}; nothing to score (loosen it)",
+                kept.of
+            ));
+        }
+        settings.filter = Some(filter);
+        filtered = Some(kept);
+    }
+    let (corpus, summary) = match &filtered {
+        Some(f) => (&f.corpus, f.summary.as_ref()),
+        None => (&state.corpus, Some(&state.summary)),
+    };
     let mut progress = move |p: crate::report::Progress| {
         if now() - reading.last > PROGRESS_MS || p.done == p.total {
             reading.last = now();
             reading.post("bootstrap", p.done, p.total, reading.files);
         }
     };
-    let plan = ReportPlan::new(&corpus, &settings);
+    let plan = ReportPlan::new(corpus, &settings);
     // The pool when there is one and enough work for it: handing a small bootstrap to the pool
     // costs more (its tables sent to every pool worker, chunks merged) than it saves, so a
     // small one runs here, alone (the default setting is then never slower than one worker).
@@ -864,34 +1101,12 @@ async fn compute(
     } else {
         (plan.run_bootstrap(&mut progress), 1)
     };
-    // The pool counts when it read lines ahead, even without a bootstrap.
-    let workers = if read_ahead > 0 {
-        workers.max(super::pool::size() as u32)
-    } else {
-        workers
-    };
-    let report = plan.finish(&corpus, Some(&summary), values);
-    let json = report.to_json();
-    STATE.with(|s| {
-        *s.borrow_mut() = Some(State {
-            origin: origins(corpus.files.len(), &starts),
-            member: RefCell::new(None),
-            corpus,
-            names: names.to_vec(),
-            options: options.to_vec(),
-            settings: job_settings.clone(),
-            summary,
-            // Every batch has arrived: the worker keeps the files for rollout queries.
-            files: ARRIVING.with(|a| std::mem::take(&mut a.borrow_mut().files)),
-        })
-    });
-    Ok(FromWorker::Report {
-        job,
-        json,
-        compute_ms: now() - started,
-        workers,
-        read_ahead,
-    })
+    let json = plan.finish(corpus, summary, values).to_json();
+    let kept = filtered
+        .as_ref()
+        .map(|f| [f.corpus.rollouts.len() as u64, f.of as u64]);
+    state.filtered = filtered;
+    Ok((json, workers, kept))
 }
 
 fn read_steps(

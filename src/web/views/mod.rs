@@ -9,6 +9,7 @@ pub mod curves;
 pub mod dom;
 pub mod export;
 pub mod files;
+pub mod filters;
 pub mod frontier;
 pub mod labels;
 pub mod outcomes;
