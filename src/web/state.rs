@@ -160,6 +160,19 @@ pub struct Results {
     pub site_build: RwSignal<Option<String>>,
     /// The worker's last verdict on user label rules: (the JSON text, its rules or the error).
     pub rules_checked: RwSignal<Option<RulesVerdict>>,
+    /// The last search's answer.
+    pub search: RwSignal<Option<SearchAnswer>>,
+    /// A search is on its way to the worker or running there.
+    pub searching: RwSignal<bool>,
+}
+
+/// A search's answer: the query it answers, its page of hits or why it cannot run, and the
+/// milliseconds from asking to the answer (the page's view of it: what a user waits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchAnswer {
+    pub query: crate::search::SearchQuery,
+    pub result: Result<crate::search::SearchPage, String>,
+    pub ms: f64,
 }
 
 /// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
@@ -192,6 +205,8 @@ impl Session {
             pair_steps: RwSignal::new(Vec::new()),
             site_build: RwSignal::new(None),
             rules_checked: RwSignal::new(None),
+            search: RwSignal::new(None),
+            searching: RwSignal::new(false),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -471,6 +486,9 @@ impl Session {
         results.steps.set(None);
         results.pair_tasks.set(None);
         results.pair_steps.set(Vec::new());
+        // Hits name corpus indices, which a new computation renumbers.
+        results.search.set(None);
+        results.searching.set(false);
         // A file from a dropped or picked folder keeps its relative path: some formats pair
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
@@ -623,6 +641,22 @@ impl Session {
         });
     }
 
+    /// Asks the worker for a page of search hits (the answer lands in `results.search`).
+    pub fn search(&self, query: crate::search::SearchQuery) {
+        let results = self.results;
+        let sent = self.bridge.with_value(|b| match (&b.worker, b.busy) {
+            (Some(w), false) => {
+                send(w, &ToWorker::Search { job: b.job, query }, None);
+                true
+            }
+            _ => false,
+        });
+        if sent {
+            results.searching.set(true);
+            SEARCH_SENT.with(|t| t.set(now_ms()));
+        }
+    }
+
     /// Asks the worker for one rollout's steps.
     pub fn query_steps(&self, index: usize) {
         self.ask(|job| ToWorker::Steps { job, index });
@@ -656,6 +690,15 @@ impl Session {
             }
         });
     }
+}
+
+thread_local! {
+    /// When the last search was sent (the page's clock, ms).
+    static SEARCH_SENT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
 }
 
 /// The default pool size: the cores the browser reports, at most [`super::pool::MAX_POOL`].
@@ -771,6 +814,13 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             results.pair_tasks.set(Some(result))
         }
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
+        FromWorker::SearchPage {
+            job, query, result, ..
+        } if job == current => {
+            results.searching.set(false);
+            let ms = now_ms() - SEARCH_SENT.with(|t| t.get());
+            results.search.set(Some(SearchAnswer { query, result, ms }));
+        }
         FromWorker::RulesChecked { text, result } => {
             results.rules_checked.set(Some((text, result)))
         }

@@ -586,6 +586,18 @@ fn on_message(event: MessageEvent) {
                 post(&FromWorker::StepsOf { job, items });
             }
         }),
+        ToWorker::Search { job, query } => STATE.with(|s| {
+            if let Some(state) = s.borrow().as_ref() {
+                let started = now();
+                let result = search(state, &query);
+                post(&FromWorker::SearchPage {
+                    job,
+                    query,
+                    result,
+                    ms: now() - started,
+                });
+            }
+        }),
         ToWorker::Steps { job, index } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
                 let (steps, line) = read_steps(state, index);
@@ -904,63 +916,79 @@ fn read_steps(
     state: &State,
     index: usize,
 ) -> (Result<Vec<crate::browse::StepView>, String>, String) {
-    let Some(r) = state.corpus.rollouts.get(index) else {
-        return (Err("no such rollout".to_string()), String::new());
+    let bytes = match rollout_bytes(state, index, None) {
+        Ok(bytes) => bytes,
+        Err(e) => return (Err(e), String::new()),
     };
-    let origin = state.origin.get(r.source.file as usize).copied();
-    let Some(file) = origin.and_then(|i| state.files.get(i)) else {
-        return (
-            Err("its file is no longer loaded".to_string()),
-            String::new(),
-        );
-    };
-    let input = &state.corpus.files[r.source.file as usize];
-    if let Some(archive) = &input.archive {
-        // A member of an archive: found again in it (once per member), then sliced.
-        let mut cache = state.member.borrow_mut();
-        if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
-            let Ok(reader) = FileReaderSync::new() else {
-                return (
-                    Err("cannot read files in this worker".to_string()),
-                    String::new(),
-                );
-            };
-            let mut access = FileAccess {
-                file,
-                reader: &reader,
-            };
-            match crate::ingest::archive::read_member(&mut access, archive, &input.name) {
-                Ok(bytes) => *cache = Some((r.source.file, bytes)),
-                Err(e) => return (Err(e), String::new()),
-            }
-        }
-        let member = cache
-            .as_ref()
-            .map(|(_, b)| b.as_slice())
-            .unwrap_or_default();
-        let at = (r.source.offset as usize).min(member.len());
-        let end = (at + r.source.len as usize).min(member.len());
-        return match state
-            .summary
-            .rollout_line(&state.corpus, index, &member[at..end])
-        {
-            Ok(line) => (parse_steps(&line), line),
-            Err(e) => (Err(e), String::new()),
-        };
-    }
-    let start = r.source.offset as f64;
-    let bytes = FileReaderSync::new()
-        .ok()
-        .and_then(|reader| {
-            let blob = file
-                .slice_with_f64_and_f64(start, start + r.source.len as f64)
-                .ok()?;
-            let buffer = reader.read_as_array_buffer(&blob).ok()?;
-            Some(js_sys::Uint8Array::new(&buffer).to_vec())
-        })
-        .unwrap_or_default();
     match state.summary.rollout_line(&state.corpus, index, &bytes) {
         Ok(line) => (parse_steps(&line), line),
         Err(e) => (Err(e), String::new()),
     }
+}
+
+/// A dropped file read whole for a search (dropped file index, bytes): the rollouts of one
+/// JSONL file are searched in a row, so one read serves them all instead of one read each.
+type WholeFile = Option<(usize, Vec<u8>)>;
+
+/// Dropped files up to this size are read whole once for a search, larger ones by slices.
+const SEARCH_WHOLE_FILE: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// One page of hits over the loaded rollouts, each re-read through its source as the viewer
+/// reads it ([`rollout_bytes`]).
+fn search(
+    state: &State,
+    query: &crate::search::SearchQuery,
+) -> Result<crate::search::SearchPage, String> {
+    let mut whole: WholeFile = None;
+    let mut source = |_: &Corpus, i: usize| rollout_bytes(state, i, Some(&mut whole));
+    crate::search::search(&state.corpus, &state.summary, query, &mut source)
+        .map_err(|e| e.to_string())
+}
+
+/// The bytes at rollout `index`'s source: a slice of its dropped file, or of its archive
+/// member (found again in the archive once per member). With `whole`, a small file is read
+/// whole once and kept there for the next rollouts of the same file.
+fn rollout_bytes(
+    state: &State,
+    index: usize,
+    whole: Option<&mut WholeFile>,
+) -> Result<Vec<u8>, String> {
+    let r = state.corpus.rollouts.get(index).ok_or("no such rollout")?;
+    let origin = state.origin.get(r.source.file as usize).copied();
+    let Some((at_file, file)) = origin.and_then(|i| Some((i, state.files.get(i)?))) else {
+        return Err("its file is no longer loaded".to_string());
+    };
+    let input = &state.corpus.files[r.source.file as usize];
+    let (offset, len) = (r.source.offset as usize, r.source.len as usize);
+    let slice = |bytes: &[u8]| {
+        let at = offset.min(bytes.len());
+        bytes[at..(at + len).min(bytes.len())].to_vec()
+    };
+    let reader = FileReaderSync::new().map_err(|_| "cannot read files in this worker")?;
+    if let Some(archive) = &input.archive {
+        let mut cache = state.member.borrow_mut();
+        if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            let bytes = crate::ingest::archive::read_member(&mut access, archive, &input.name)?;
+            *cache = Some((r.source.file, bytes));
+        }
+        return Ok(cache.as_ref().map(|(_, b)| slice(b)).unwrap_or_default());
+    }
+    if let Some(whole) = whole.filter(|_| file.size() <= SEARCH_WHOLE_FILE) {
+        if whole.as_ref().is_none_or(|(f, _)| *f != at_file) {
+            *whole = Some((at_file, read_all(file)?));
+        }
+        return Ok(whole.as_ref().map(|(_, b)| slice(b)).unwrap_or_default());
+    }
+    let start = offset as f64;
+    let blob = file
+        .slice_with_f64_and_f64(start, start + len as f64)
+        .map_err(|_| format!("cannot read {}", file.name()))?;
+    let buffer = reader
+        .read_as_array_buffer(&blob)
+        .map_err(|_| format!("cannot read {} (was it moved or deleted?)", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }

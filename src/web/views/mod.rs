@@ -2,6 +2,7 @@
 //! numbers come from the report and [`crate::report::derive`].
 
 pub mod checkpoints;
+pub mod clusters;
 pub mod compare;
 pub mod cost;
 pub mod curves;
@@ -14,6 +15,7 @@ pub mod outcomes;
 pub mod progress;
 pub mod ranks;
 pub mod rollouts;
+pub mod search;
 pub mod settings;
 pub mod table;
 pub mod transcripts;
