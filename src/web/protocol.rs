@@ -262,6 +262,9 @@ pub enum FromWorker {
         query: crate::search::SearchQuery,
         result: Result<crate::search::SearchPage, String>,
         ms: f64,
+        /// Of `ms`, the time spent reading the rollouts' bytes back.
+        #[serde(default)]
+        read_ms: f64,
     },
     /// The site zip is in the message's `zip` field.
     Site {

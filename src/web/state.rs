@@ -173,6 +173,8 @@ pub struct SearchAnswer {
     pub query: crate::search::SearchQuery,
     pub result: Result<crate::search::SearchPage, String>,
     pub ms: f64,
+    /// The worker's time on it, and of that the time reading rollouts back.
+    pub worker_ms: [f64; 2],
 }
 
 /// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
@@ -815,11 +817,20 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
         }
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
         FromWorker::SearchPage {
-            job, query, result, ..
+            job,
+            query,
+            result,
+            ms: worker,
+            read_ms,
         } if job == current => {
             results.searching.set(false);
             let ms = now_ms() - SEARCH_SENT.with(|t| t.get());
-            results.search.set(Some(SearchAnswer { query, result, ms }));
+            results.search.set(Some(SearchAnswer {
+                query,
+                result,
+                ms,
+                worker_ms: [worker, read_ms],
+            }));
         }
         FromWorker::RulesChecked { text, result } => {
             results.rules_checked.set(Some((text, result)))

@@ -586,17 +586,16 @@ fn on_message(event: MessageEvent) {
                 post(&FromWorker::StepsOf { job, items });
             }
         }),
-        ToWorker::Search { job, query } => STATE.with(|s| {
-            if let Some(state) = s.borrow().as_ref() {
-                let started = now();
-                let result = search(state, &query);
-                post(&FromWorker::SearchPage {
-                    job,
-                    query,
-                    result,
-                    ms: now() - started,
-                });
-            }
+        ToWorker::Search { job, query } => wasm_bindgen_futures::spawn_local(async move {
+            let started = now();
+            let (result, read_ms) = search(&query).await;
+            post(&FromWorker::SearchPage {
+                job,
+                query,
+                result,
+                ms: now() - started,
+                read_ms,
+            });
         }),
         ToWorker::Steps { job, index } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
@@ -933,16 +932,122 @@ type WholeFile = Option<(usize, Vec<u8>)>;
 /// Dropped files up to this size are read whole once for a search, larger ones by slices.
 const SEARCH_WHOLE_FILE: f64 = 64.0 * 1024.0 * 1024.0;
 
+/// Rollouts whose reads are started ahead of their turn in a search.
+const SEARCH_AHEAD: usize = 128;
+
+/// The bytes of a batch of a search's rollouts: started reads (a rollout that is its file's
+/// only one: a ToolSandbox scenario, a tau2 directory's) or `None` (read in turn, as the viewer
+/// does: a slice of a file read whole once, an archive's member).
+type Reads = Vec<(usize, u32, Option<wasm_bindgen_futures::JsFuture>)>;
+
 /// One page of hits over the loaded rollouts, each re-read through its source as the viewer
-/// reads it ([`rollout_bytes`]).
-fn search(
-    state: &State,
+/// reads it ([`rollout_bytes`]), with the time spent waiting for bytes. The reads of the next
+/// [`SEARCH_AHEAD`] rollouts are in flight while a batch is matched: a read of one small file
+/// costs about 0.7 ms of waiting when asked synchronously, more than matching it does.
+async fn search(
     query: &crate::search::SearchQuery,
-) -> Result<crate::search::SearchPage, String> {
+) -> (Result<crate::search::SearchPage, String>, f64) {
+    let job = CURRENT_JOB.with(|j| *j.borrow());
+    let prepared = STATE.with(|s| {
+        let s = s.borrow();
+        let state = s.as_ref().ok_or("nothing is loaded")?;
+        let searcher = crate::search::Searcher::new(query).map_err(|e| e.to_string())?;
+        let candidates = searcher
+            .candidates(&state.corpus)
+            .map_err(|e| e.to_string())?;
+        // Rollouts per dropped file: a file holding one is read on its own, ahead.
+        let mut per_file = vec![0u32; state.files.len()];
+        for r in &state.corpus.rollouts {
+            if let Some(&o) = state.origin.get(r.source.file as usize) {
+                if let Some(n) = per_file.get_mut(o) {
+                    *n += 1;
+                }
+            }
+        }
+        Ok::<_, String>((searcher, candidates, per_file))
+    });
+    let (searcher, candidates, per_file) = match prepared {
+        Ok(p) => p,
+        Err(e) => return (Err(e), 0.0),
+    };
+    let start_reads = |batch: &[(usize, u32)]| -> Reads {
+        STATE.with(|s| {
+            let s = s.borrow();
+            batch
+                .iter()
+                .map(|&(index, trial)| {
+                    let read = s.as_ref().and_then(|state| {
+                        let r = state.corpus.rollouts.get(index)?;
+                        let input = state.corpus.files.get(r.source.file as usize)?;
+                        let origin = *state.origin.get(r.source.file as usize)?;
+                        if input.archive.is_some() || per_file.get(origin) != Some(&1) {
+                            return None;
+                        }
+                        let start = r.source.offset as f64;
+                        let blob = state
+                            .files
+                            .get(origin)?
+                            .slice_with_f64_and_f64(start, start + r.source.len as f64)
+                            .ok()?;
+                        Some(wasm_bindgen_futures::JsFuture::from(blob.array_buffer()))
+                    });
+                    (index, trial, read)
+                })
+                .collect()
+        })
+    };
+    let mut pager = crate::search::Pager::new(query, candidates.len());
     let mut whole: WholeFile = None;
-    let mut source = |_: &Corpus, i: usize| rollout_bytes(state, i, Some(&mut whole));
-    crate::search::search(&state.corpus, &state.summary, query, &mut source)
-        .map_err(|e| e.to_string())
+    let mut read_ms = 0.0;
+    let mut batches = candidates.chunks(SEARCH_AHEAD);
+    let mut next = batches.next().map(start_reads);
+    while let Some(batch) = next.take() {
+        next = batches.next().map(start_reads);
+        let mut bytes = Vec::with_capacity(batch.len());
+        let waited = now();
+        for (index, trial, read) in batch {
+            let got = match read {
+                Some(read) => Some(
+                    read.await
+                        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+                        .map_err(|_| "cannot read its file (was it moved or deleted?)".to_string()),
+                ),
+                None => None,
+            };
+            bytes.push((index, trial, got));
+        }
+        read_ms += now() - waited;
+        // A computation that finished meanwhile replaced the corpus these indices name.
+        if CURRENT_JOB.with(|j| *j.borrow()) != job {
+            return (
+                Err("the loaded files changed during the search: search again".to_string()),
+                read_ms,
+            );
+        }
+        let done = STATE.with(|s| {
+            let s = s.borrow();
+            let Some(state) = s.as_ref() else {
+                return false;
+            };
+            for (index, trial, got) in bytes {
+                let got = got.unwrap_or_else(|| {
+                    let waited = now();
+                    let b = rollout_bytes(state, index, Some(&mut whole));
+                    read_ms += now() - waited;
+                    b
+                });
+                let result = got.and_then(|b| {
+                    searcher.search_rollout(&state.corpus, &state.summary, index, &b)
+                });
+                pager.add(&state.corpus, index, trial, result);
+            }
+            true
+        });
+        if !done {
+            return (Err("nothing is loaded".to_string()), read_ms);
+        }
+    }
+    (Ok(pager.finish()), read_ms)
 }
 
 /// The bytes at rollout `index`'s source: a slice of its dropped file, or of its archive

@@ -145,6 +145,8 @@ pub fn SearchPanel() -> impl IntoView {
                 data-testid="search-count"
                 data-total=total.to_string()
                 data-ms=format!("{:.0}", a.ms)
+                data-worker-ms=format!("{:.0}", a.worker_ms[0])
+                data-read-ms=format!("{:.0}", a.worker_ms[1])
             >
                 {format!(
                     "{total} hits for /{}/ ({}) in {} rollouts; showing {}–{} · {:.1} s",
