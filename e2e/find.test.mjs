@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { ROOT, cliReportBytes, computeAfter, ensureCli, openApp, setSetting, tempDir, waitMounted } from './lib.mjs';
+import { DIST, EXAMPLE, ROOT, cliReportBytes, computeAfter, ensureCli, openApp, setSetting, startServer, tempDir, waitMounted } from './lib.mjs';
 
 const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'released-runs');
 const RUNS = [
@@ -32,8 +32,8 @@ function airlineFolder(dir) {
 }
 
 /** The CLI's hits for the query, as the app lists them. */
-function cliHits(dir, query, field, limit) {
-  const out = execFileSync(ensureCli(), ['search', 'airline', '--query', query, '--field', field, '--json', '--quiet', '--limit', String(limit)], {
+function cliHits(dir, query, field, limit, input = 'airline') {
+  const out = execFileSync(ensureCli(), ['search', input, '--query', query, '--field', field, '--json', '--quiet', '--limit', String(limit)], {
     cwd: dir,
     maxBuffer: 1 << 28,
   });
@@ -199,5 +199,41 @@ test('search, clusters and deep links on a folder of released runs = the CLI', {
   const col = report.conditions.filter((c) => c.dataset === 'tau-bench/airline')[0];
   const most = Math.max(...report.failure_clusters.filter((x) => x.dataset === col.dataset).map((x) => x.conditions.find((c) => c.model === col.model)?.n ?? 0));
   assert.equal(Number(firstCol), most);
+
+  // The folder as a .zip: the same hits, read back from the archive's members.
+  execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], "airline")', path.join(dir, 'airline'), dir]);
+  await page.reload();
+  await waitMounted(page);
+  await setSetting(page, 'settings-bootstrap', B);
+  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(path.join(dir, 'airline.zip')), 300_000);
+  await page.getByTestId('tab-rollouts').click();
+  await search(page, QUERY, 'error');
+  const zipped = cliHits(dir, QUERY, 'error', 50, 'airline.zip');
+  assert.deepEqual(await pageHits(page), zipped.map(asRow));
+  await page.getByTestId('search-hit').nth(1).click();
+  assert.deepEqual((await opened(page)).focus, [String(zipped[1].step)]);
+
+  // A published site (fetched data): a deep link to a step opens it on load, and search works.
+  const site = path.join(dir, 'site');
+  execFileSync(ensureCli(), ['site', EXAMPLE, '-o', site, '--bootstrap', String(B), '--app', DIST, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = await startServer({ root: site, base: '/pub/' });
+  t.after(() => server.close());
+  const exampleHits = cliHits(path.dirname(EXAMPLE), '^mkdir$', 'tool', 50, path.basename(EXAMPLE));
+  const target = exampleHits.find((h) => h.step > 1) ?? exampleHits[0];
+  const hash = new URLSearchParams({
+    tab: 'rollouts',
+    cond: [target.dataset, target.model, target.method].join('\u001f'),
+    rtask: target.task_id,
+    trial: String(target.trial),
+    step: String(target.step),
+  }).toString().replace(/\+/g, '%20');
+  const pub = await context.newPage();
+  await pub.goto(`${server.url}#${hash}`);
+  const o3 = await opened(pub);
+  assert.equal(o3.index, target.rollout);
+  assert.deepEqual(o3.focus, [String(target.step)]);
+  await search(pub, '^mkdir$', 'tool');
+  assert.deepEqual(await pageHits(pub), exampleHits.map(asRow));
+  await pub.close();
   await assertHealthy();
 });
