@@ -229,9 +229,7 @@ pub fn Rollouts() -> impl IntoView {
                             }
                         }
                     >
-                        {condition}
                         {clip_cell("clip task", r.task_id.clone())}
-                        <td class="num">{r.key.trial}</td>
                         <td class="num">{r.horizon}</td>
                         <td class="num">{r.fed}</td>
                         <td>{if r.success { "yes" } else { "no" }}</td>
@@ -241,6 +239,9 @@ pub fn Rollouts() -> impl IntoView {
                             title=label_title(r)
                         >{r.label.clone().unwrap_or_default()}</td>
                         {clip_cell("clip error-text", r.error.clone().unwrap_or_default())}
+                        // Last, so the columns before keep their places.
+                        <td class="num">{r.key.trial}</td>
+                        {condition}
                     </tr>
                 }
             })
@@ -259,15 +260,15 @@ pub fn Rollouts() -> impl IntoView {
             <table class="data rollouts">
                 <thead>
                     <tr>
-                        {across.then(|| view! { <th scope="col">"Condition"</th> })}
                         <th scope="col">"Task"</th>
-                        <th scope="col" class="num">"Trial"</th>
                         <th scope="col" class="num">"T"</th>
                         <th scope="col" class="num">"FED"</th>
                         <th scope="col">"Success"</th>
                         <th scope="col">"Outcome"</th>
                         <th scope="col">"First-failure label"</th>
                         <th scope="col">"Error"</th>
+                        <th scope="col" class="num">"Trial"</th>
+                        {across.then(|| view! { <th scope="col">"Condition"</th> })}
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
