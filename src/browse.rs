@@ -38,6 +38,93 @@ pub struct RolloutQuery {
     pub search: String,
     pub offset: usize,
     pub limit: usize,
+    /// Only the rollouts of this failure cluster (across conditions unless it names one);
+    /// the condition fields are then not used.
+    #[serde(default)]
+    pub cluster: Option<ClusterPick>,
+    /// The rollout opened in the list: the page says where it is and its neighbours.
+    #[serde(default)]
+    pub focus: Option<RolloutKey>,
+    /// Replace `offset` by the page holding `focus` (a deep link, a search hit, previous/next).
+    #[serde(default)]
+    pub seek: bool,
+}
+
+/// A rollout named by what a person can read and a link can keep across reloads: its
+/// condition, task and trial (1-based, per condition and task, in input order: the filter's
+/// `trial`). Corpus indices are not stable across loads; this is.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutKey {
+    pub dataset: String,
+    pub model: String,
+    pub method: String,
+    pub task_id: String,
+    pub trial: u32,
+}
+
+/// A failure cluster (or one condition's part of it) whose rollouts to list: a cell of the
+/// clusters table ([`crate::clusters::cluster_rollouts`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterPick {
+    pub dataset: String,
+    pub label: String,
+    pub tool: Option<String>,
+    pub pattern: String,
+    /// (model, method); `None`: every condition of the dataset (the cluster's total).
+    pub condition: Option<(String, String)>,
+}
+
+/// The rollout (and step) a URL opens, beside its condition (the hash's `cond`): its task,
+/// trial and 1-based step as the hash's `rtask`, `trial` and `step`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolloutLink {
+    pub task_id: String,
+    pub trial: u32,
+    pub step: Option<usize>,
+}
+
+impl RolloutLink {
+    /// The hash's pairs for this link (not yet percent-encoded).
+    pub fn params(&self) -> Vec<(&'static str, String)> {
+        let mut out = vec![
+            ("rtask", self.task_id.clone()),
+            ("trial", self.trial.to_string()),
+        ];
+        if let Some(step) = self.step {
+            out.push(("step", step.to_string()));
+        }
+        out
+    }
+
+    /// The link in decoded hash pairs: `None` without a task; a missing or unreadable trial is
+    /// the first, and a missing or unreadable step opens the rollout at its start.
+    pub fn from_params<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
+        let (mut task, mut trial, mut step) = (None, None, None);
+        for (k, v) in pairs {
+            match k {
+                "rtask" if !v.is_empty() => task = Some(v.to_string()),
+                "trial" => trial = v.parse::<u32>().ok().filter(|&t| t >= 1),
+                "step" => step = v.parse::<usize>().ok().filter(|&s| s >= 1),
+                _ => {}
+            }
+        }
+        Some(RolloutLink {
+            task_id: task?,
+            trial: trial.unwrap_or(1),
+            step,
+        })
+    }
+}
+
+/// Where the focused rollout is in the whole list (not only the page).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Focus {
+    /// Its corpus index, to ask for its steps.
+    pub index: usize,
+    /// 0-based position in the list.
+    pub position: usize,
+    pub prev: Option<RolloutKey>,
+    pub next: Option<RolloutKey>,
 }
 
 /// One listed rollout.
@@ -61,6 +148,9 @@ pub struct RolloutRow {
     pub tool: Option<String>,
     pub file: String,
     pub line: u64,
+    /// Condition, task and trial: what a link to the rollout holds.
+    #[serde(default)]
+    pub key: RolloutKey,
 }
 
 /// A page of rows and the number of rows matching in all.
@@ -69,6 +159,9 @@ pub struct RolloutPage {
     pub total: usize,
     pub offset: usize,
     pub rows: Vec<RolloutRow>,
+    /// The query's `focus`, when it is in the list.
+    #[serde(default)]
+    pub focus: Option<Focus>,
 }
 
 /// Natural order of task ids: runs of ASCII digits compare as numbers (`2` < `10`), the rest
@@ -105,19 +198,47 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     x.len().cmp(&y.len()).then_with(|| a.cmp(b))
 }
 
-/// Lists a condition's rollouts, ordered by task id (natural order, [`natural_cmp`]) then input
-/// position.
+/// Lists a condition's rollouts (or a failure cluster's, [`RolloutQuery::cluster`]), ordered by
+/// condition, then task id (natural order, [`natural_cmp`]), then input position.
 pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
+    let only = q.cluster.as_ref().map(|c| {
+        let key = crate::clusters::ClusterKey {
+            label: c.label.clone(),
+            tool: c.tool.clone(),
+            pattern: c.pattern.clone(),
+        };
+        let condition = c
+            .condition
+            .as_ref()
+            .map(|(m, me)| (m.as_str(), me.as_str()));
+        crate::clusters::cluster_rollouts(corpus, &c.dataset, &key, condition)
+    });
+    list_rollouts_within(corpus, q, only.as_deref())
+}
+
+/// [`list_rollouts`] over the rollouts `only` (corpus indices) instead of the query's
+/// condition, when given.
+pub fn list_rollouts_within(
+    corpus: &Corpus,
+    q: &RolloutQuery,
+    only: Option<&[usize]>,
+) -> RolloutPage {
     let needle = q.search.to_lowercase();
-    let mut matching: Vec<usize> = corpus
-        .rollouts
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            let (d, m, me) = corpus.condition_names(r.condition);
-            d == q.dataset && m == q.model && me == q.method
-        })
-        .filter(|(_, r)| {
+    let in_condition = |r: &crate::rollout::Rollout| {
+        let (d, m, me) = corpus.condition_names(r.condition);
+        d == q.dataset && m == q.model && me == q.method
+    };
+    let candidates: Vec<usize> = match only {
+        Some(only) => only.to_vec(),
+        None => (0..corpus.rollouts.len())
+            .filter(|&i| in_condition(&corpus.rollouts[i]))
+            .collect(),
+    };
+    let mut matching: Vec<usize> = candidates
+        .into_iter()
+        .filter(|&i| i < corpus.rollouts.len())
+        .filter(|&i| {
+            let r = &corpus.rollouts[i];
             let failed = !r.fully_executable();
             match q.outcome {
                 Outcome::All => true,
@@ -127,21 +248,54 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
                 Outcome::NoTool => r.no_tool,
             }
         })
-        .filter(|(_, r)| {
-            needle.is_empty() || corpus.task_name(r.task).to_lowercase().contains(&needle)
+        .filter(|&i| {
+            needle.is_empty()
+                || corpus
+                    .task_name(corpus.rollouts[i].task)
+                    .to_lowercase()
+                    .contains(&needle)
         })
-        .map(|(i, _)| i)
         .collect();
     matching.sort_by(|&a, &b| {
         let (ra, rb) = (&corpus.rollouts[a], &corpus.rollouts[b]);
-        natural_cmp(corpus.task_name(ra.task), corpus.task_name(rb.task))
+        corpus
+            .condition_names(ra.condition)
+            .cmp(&corpus.condition_names(rb.condition))
+            .then_with(|| natural_cmp(corpus.task_name(ra.task), corpus.task_name(rb.task)))
             .then((ra.source.file, ra.source.line).cmp(&(rb.source.file, rb.source.line)))
     });
+    // Trials only when a row or the focus needs them: one pass over the corpus.
+    let trials = crate::filter::trial_numbers(corpus);
+    let key_of = |i: usize| {
+        let r = &corpus.rollouts[i];
+        let (dataset, model, method) = corpus.condition_names(r.condition);
+        RolloutKey {
+            dataset: dataset.to_string(),
+            model: model.to_string(),
+            method: method.to_string(),
+            task_id: corpus.task_name(r.task).to_string(),
+            trial: trials[i],
+        }
+    };
+    let limit = q.limit.max(1);
+    let focus = q.focus.as_ref().and_then(|want| {
+        let position = matching.iter().position(|&i| key_of(i) == *want)?;
+        Some(Focus {
+            index: matching[position],
+            position,
+            prev: position.checked_sub(1).map(|p| key_of(matching[p])),
+            next: matching.get(position + 1).map(|&i| key_of(i)),
+        })
+    });
+    let offset = match (&focus, q.seek) {
+        (Some(f), true) => f.position / limit * limit,
+        _ => q.offset,
+    };
     let total = matching.len();
     let rows = matching
         .into_iter()
-        .skip(q.offset)
-        .take(q.limit.max(1))
+        .skip(offset)
+        .take(limit)
         .map(|i| {
             let r = &corpus.rollouts[i];
             let f = r.first_failure.as_ref();
@@ -172,13 +326,15 @@ pub fn list_rollouts(corpus: &Corpus, q: &RolloutQuery) -> RolloutPage {
                     .map(|t| corpus.texts.get(t).to_string()),
                 file: corpus.files[r.source.file as usize].name.clone(),
                 line: r.source.line,
+                key: key_of(i),
             }
         })
         .collect();
     RolloutPage {
         total,
-        offset: q.offset,
+        offset,
         rows,
+        focus,
     }
 }
 
@@ -393,6 +549,116 @@ fn compact(raw: &str) -> String {
 mod tests {
     use super::natural_cmp;
     use std::cmp::Ordering::*;
+
+    #[test]
+    fn rollout_links_round_trip() {
+        use super::RolloutLink;
+        let check = |link: RolloutLink| {
+            let params = link.params();
+            let pairs = params.iter().map(|(k, v)| (*k, v.as_str()));
+            assert_eq!(RolloutLink::from_params(pairs), Some(link));
+        };
+        check(RolloutLink {
+            task_id: "multi_turn_base_7 & co=1".into(),
+            trial: 2,
+            step: Some(3),
+        });
+        check(RolloutLink {
+            task_id: "t".into(),
+            trial: 1,
+            step: None,
+        });
+        assert_eq!(RolloutLink::from_params([("trial", "2")]), None);
+        assert_eq!(
+            RolloutLink::from_params([("rtask", "t"), ("trial", "x"), ("step", "0")]),
+            Some(RolloutLink {
+                task_id: "t".into(),
+                trial: 1,
+                step: None
+            })
+        );
+    }
+
+    #[test]
+    fn focus_seeks_its_page_and_names_its_neighbours() {
+        use super::{list_rollouts, ClusterPick, RolloutKey, RolloutQuery};
+        let line = |t: &str, m: &str, ok: bool| {
+            format!(
+                r#"{{"dataset":"d","task_id":"{t}","model":"{m}","method":"x","success":false,"steps":[{{"tool":"cd","ok":{ok},"error":"no such dir 7"}}]}}"#
+            ) + "\n"
+        };
+        // t3 twice (trials 1 and 2), in natural order after t2 and before t10.
+        let text: String = [
+            line("t10", "a", false),
+            line("t2", "a", true),
+            line("t3", "a", false),
+            line("t3", "a", false),
+            line("t1", "b", false),
+        ]
+        .concat();
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
+        let key = |m: &str, t: &str, trial| RolloutKey {
+            dataset: "d".into(),
+            model: m.into(),
+            method: "x".into(),
+            task_id: t.into(),
+            trial,
+        };
+        let mut q = RolloutQuery {
+            dataset: "d".into(),
+            model: "a".into(),
+            method: "x".into(),
+            limit: 2,
+            focus: Some(key("a", "t3", 2)),
+            seek: true,
+            ..RolloutQuery::default()
+        };
+        let page = list_rollouts(&corpus, &q);
+        let order: Vec<(String, u32)> = page
+            .rows
+            .iter()
+            .map(|r| (r.key.task_id.clone(), r.key.trial))
+            .collect();
+        // The second page (t3 trial 2 is the third of four: t2, t3/1, t3/2, t10).
+        assert_eq!(page.offset, 2);
+        assert_eq!(order, [("t3".to_string(), 2), ("t10".to_string(), 1)]);
+        let f = page.focus.unwrap();
+        assert_eq!((f.index, f.position), (3, 2));
+        assert_eq!(f.prev, Some(key("a", "t3", 1)));
+        assert_eq!(f.next, Some(key("a", "t10", 1)));
+        // Without seek the offset asked for stays, and the focus is still found.
+        q.seek = false;
+        q.offset = 0;
+        let page = list_rollouts(&corpus, &q);
+        assert_eq!((page.offset, page.focus.map(|f| f.position)), (0, Some(2)));
+        // A key not in the list: no focus, the page asked for.
+        q.focus = Some(key("a", "t3", 3));
+        q.seek = true;
+        assert_eq!(list_rollouts(&corpus, &q).focus, None);
+        // A cluster's total spans conditions, in condition order.
+        q.cluster = Some(ClusterPick {
+            dataset: "d".into(),
+            label: "unlabeled".into(),
+            tool: Some("cd".into()),
+            pattern: "no such dir <num>".into(),
+            condition: None,
+        });
+        q.limit = 10;
+        q.focus = None;
+        let page = list_rollouts(&corpus, &q);
+        let rows: Vec<(String, String)> = page
+            .rows
+            .iter()
+            .map(|r| (r.key.model.clone(), r.task_id.clone()))
+            .collect();
+        let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            rows,
+            [s("a", "t3"), s("a", "t3"), s("a", "t10"), s("b", "t1")]
+        );
+        q.cluster.as_mut().unwrap().condition = Some(("b".into(), "x".into()));
+        assert_eq!(list_rollouts(&corpus, &q).total, 1);
+    }
 
     #[test]
     fn pair_tasks_cells_and_differences() {

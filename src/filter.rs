@@ -51,15 +51,13 @@ use std::fmt;
 use crate::formats::ImportSummary;
 use crate::rollout::{Corpus, Rollout};
 
-// The patterns' engine: `regex` natively; in the browser's worker `regex-lite`, which the label
-// rules already link there — `regex` with its optimisations would add about 800 KB to the
-// worker's wasm (a size budget, README "Size"). The syntax is the same but for Unicode classes
-// (`\p{…}`, a parse error there), and case-insensitive matching and `\w`, `\d`, `\s` are
-// ASCII-only there: for the ASCII names, ids and metadata of real runs the two keep the same
-// rollouts (docs/search.md).
-#[cfg(not(target_arch = "wasm32"))]
-use regex as pattern;
-#[cfg(target_arch = "wasm32")]
+// The patterns' engine is `regex-lite`, natively and in the browser's worker alike: a filter
+// decides which rollouts a report scores, so the CLI and the app must keep the same ones (the
+// report is byte-identical in both). `regex` would add about 800 KB to the worker's wasm (a size
+// budget, README "Size"), and filter patterns run over short names, ids and metadata values,
+// where its speed does not show. Its syntax is `regex`'s but for Unicode classes (`\p{…}`, a
+// parse error), and case-insensitive matching and `\w`, `\d`, `\s` are ASCII-only
+// (docs/search.md).
 use regex_lite as pattern;
 
 pub mod choices;

@@ -43,6 +43,17 @@
 
 use serde::{Deserialize, Serialize};
 
+// The pattern engine: `regex` natively, where its optimised matcher keeps a whole leaderboard's
+// search fast; `regex-lite` in the browser's worker, where `regex` would add about 800 KB to the
+// wasm (README "Size"). The syntax is the same but for Unicode classes (`\p{…}`, a parse error
+// in the browser), and case-insensitive matching and `\w`, `\d`, `\s` are ASCII-only there:
+// for ASCII patterns (tool names, error texts of real runs) the hits are the same
+// (docs/search.md).
+#[cfg(not(target_arch = "wasm32"))]
+use regex as pattern;
+#[cfg(target_arch = "wasm32")]
+use regex_lite as pattern;
+
 use crate::formats::ImportSummary;
 use crate::rollout::Corpus;
 
@@ -210,7 +221,7 @@ impl<F: FnMut(&Corpus, usize) -> Result<Vec<u8>, String>> ByteSource for F {
 /// A compiled query.
 #[derive(Clone, Debug)]
 pub struct Searcher {
-    regex: regex::Regex,
+    regex: pattern::Regex,
     field: Field,
     query: SearchQuery,
 }
@@ -231,7 +242,7 @@ impl Searcher {
         if query.pattern.is_empty() {
             return Err(SearchError::EmptyPattern);
         }
-        let regex = regex::RegexBuilder::new(&query.pattern)
+        let regex = pattern::RegexBuilder::new(&query.pattern)
             .case_insensitive(true)
             .size_limit(8 << 20)
             .build()

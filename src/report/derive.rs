@@ -193,8 +193,165 @@ pub fn divergence_sentence(
     )
 }
 
+/// One dataset's failure clusters as the app's table shows them: clusters × the dataset's
+/// conditions (report order), each cell a count and its share of the condition's failures
+/// (RR-Eligible), the rows sorted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterTable<'a> {
+    pub dataset: String,
+    /// (model, method, RR-Eligible) per column.
+    pub conditions: Vec<(String, String, u64)>,
+    pub rows: Vec<ClusterRow<'a>>,
+}
+
+/// A row of a [`ClusterTable`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterRow<'a> {
+    pub cluster: &'a super::FailureCluster,
+    /// Per column: the count and its share of the condition's failures (`None` when the
+    /// condition has none).
+    pub cells: Vec<(u64, Option<f64>)>,
+}
+
+/// How a [`ClusterTable`] is sorted: by the total or by a column's count, largest first
+/// unless `ascending`; ties keep the report's order (total, label, tool, pattern).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterSort {
+    /// `None`: the total; else a condition (model, method).
+    pub column: Option<(String, String)>,
+    pub ascending: bool,
+}
+
+/// The clusters tables of `report`, one per dataset in report order, restricted to the
+/// datasets `keep` accepts.
+pub fn cluster_tables<'a>(
+    report: &'a super::Report,
+    sort: &ClusterSort,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<ClusterTable<'a>> {
+    let mut out: Vec<ClusterTable<'a>> = Vec::new();
+    for k in &report.failure_clusters {
+        if !keep(&k.dataset) {
+            continue;
+        }
+        if out.last().is_none_or(|t| t.dataset != k.dataset) {
+            let conditions = report
+                .conditions
+                .iter()
+                .filter(|c| c.dataset == k.dataset)
+                .map(|c| (c.model.clone(), c.method.clone(), c.rr_eligible))
+                .collect();
+            out.push(ClusterTable {
+                dataset: k.dataset.clone(),
+                conditions,
+                rows: Vec::new(),
+            });
+        }
+        let Some(table) = out.last_mut() else {
+            continue;
+        };
+        let cells = table
+            .conditions
+            .iter()
+            .map(|(m, me, failures)| {
+                let n = k
+                    .conditions
+                    .iter()
+                    .find(|c| c.model == *m && c.method == *me)
+                    .map_or(0, |c| c.n);
+                (n, (*failures > 0).then(|| n as f64 / *failures as f64))
+            })
+            .collect();
+        table.rows.push(ClusterRow { cluster: k, cells });
+    }
+    for table in &mut out {
+        let column = sort.column.as_ref().and_then(|(m, me)| {
+            table
+                .conditions
+                .iter()
+                .position(|(cm, cme, _)| cm == m && cme == me)
+        });
+        let value = |r: &ClusterRow| match column {
+            Some(i) => r.cells[i].0,
+            None => r.cluster.total,
+        };
+        // A stable sort: equal values stay in the report's order.
+        table.rows.sort_by(|a, b| {
+            let o = value(a).cmp(&value(b));
+            if sort.ascending {
+                o
+            } else {
+                o.reverse()
+            }
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cluster_tables_count_share_and_sort() {
+        use super::{cluster_tables, ClusterSort};
+        let line = |t: &str, m: &str, err: &str| {
+            format!(
+                r#"{{"dataset":"d","task_id":"{t}","model":"{m}","method":"x","success":false,"steps":[{{"tool":"cd","ok":false,"error":"{err}"}}]}}"#
+            ) + "\n"
+        };
+        let text: String = [
+            line("1", "a", "no dir 1"),
+            line("2", "a", "no dir 2"),
+            line("3", "a", "denied"),
+            line("1", "b", "denied"),
+            line("2", "b", "denied"),
+            line("3", "b", "no dir 9"),
+            line("4", "b", "denied"),
+        ]
+        .concat();
+        let corpus = crate::ingest::read_files([("r.jsonl", text.as_bytes())]);
+        let settings = crate::report::Settings {
+            bootstrap: 0,
+            ..crate::report::Settings::default()
+        };
+        let report = crate::report::build_report(&corpus, &settings);
+        let rows = |sort: &ClusterSort| -> Vec<(String, u64, Vec<u64>)> {
+            let tables = cluster_tables(&report, sort, |_| true);
+            assert_eq!(tables.len(), 1);
+            tables[0]
+                .rows
+                .iter()
+                .map(|r| {
+                    let cells = r.cells.iter().map(|c| c.0).collect();
+                    (r.cluster.pattern.clone(), r.cluster.total, cells)
+                })
+                .collect()
+        };
+        let s = |p: &str, t, c: [u64; 2]| (p.to_string(), t, c.to_vec());
+        // By total: denied (4) before no dir (3).
+        assert_eq!(
+            rows(&ClusterSort::default()),
+            [s("denied", 4, [1, 3]), s("no dir <num>", 3, [2, 1])]
+        );
+        // By a's count, largest first; then ascending.
+        let by_a = ClusterSort {
+            column: Some(("a".into(), "x".into())),
+            ascending: false,
+        };
+        assert_eq!(
+            rows(&by_a),
+            [s("no dir <num>", 3, [2, 1]), s("denied", 4, [1, 3])]
+        );
+        let tables = cluster_tables(&report, &by_a, |_| true);
+        // Shares are of the condition's failures: a failed 3 times, b 4.
+        assert_eq!(tables[0].rows[0].cells[0].1, Some(2.0 / 3.0));
+        assert_eq!(tables[0].rows[0].cells[1].1, Some(1.0 / 4.0));
+        assert_eq!(
+            tables[0].conditions[1],
+            ("b".to_string(), "x".to_string(), 4)
+        );
+        assert!(cluster_tables(&report, &by_a, |d| d != "d").is_empty());
+    }
+
     use super::*;
     use crate::report::{DiscordantPair, Estimate, RankedCondition};
 

@@ -165,6 +165,11 @@ pub enum ToWorker {
         batch: usize,
         records: Vec<(usize, crate::ingest::archive::MemberRecord)>,
     },
+    /// Search the loaded rollouts (`crate::search`): one page of hits.
+    Search {
+        job: u32,
+        query: crate::search::SearchQuery,
+    },
     /// A static report site of the loaded files, as a zip (sent beside the message as `zip`).
     BuildSite {
         job: u32,
@@ -287,6 +292,17 @@ pub enum FromWorker {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+    },
+    /// The page of hits of a `Search` (the query echoed, so the page knows what it answers),
+    /// or why the pattern cannot be searched for; `ms`: the worker's time on it.
+    SearchPage {
+        job: u32,
+        query: crate::search::SearchQuery,
+        result: Result<crate::search::SearchPage, String>,
+        ms: f64,
+        /// Of `ms`, the time spent reading the rollouts' bytes back.
+        #[serde(default)]
+        read_ms: f64,
     },
     /// The site zip is in the message's `zip` field.
     Site {

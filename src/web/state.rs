@@ -167,6 +167,21 @@ pub struct Results {
     pub filter_choices: RwSignal<Option<Arc<crate::filter::choices::FilterChoices>>>,
     /// With a filtered report: the rollouts kept and the rollouts it was applied to.
     pub kept: RwSignal<Option<[u64; 2]>>,
+    /// The last search's answer.
+    pub search: RwSignal<Option<SearchAnswer>>,
+    /// A search is on its way to the worker or running there.
+    pub searching: RwSignal<bool>,
+}
+
+/// A search's answer: the query it answers, its page of hits or why it cannot run, and the
+/// milliseconds from asking to the answer (the page's view of it: what a user waits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchAnswer {
+    pub query: crate::search::SearchQuery,
+    pub result: Result<crate::search::SearchPage, String>,
+    pub ms: f64,
+    /// The worker's time on it, and of that the time reading rollouts back.
+    pub worker_ms: [f64; 2],
 }
 
 /// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
@@ -205,6 +220,8 @@ impl Session {
             filter_checked: RwSignal::new(None),
             filter_choices: RwSignal::new(None),
             kept: RwSignal::new(None),
+            search: RwSignal::new(None),
+            searching: RwSignal::new(false),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -559,6 +576,9 @@ impl Session {
         results.pair_tasks.set(None);
         results.pair_steps.set(Vec::new());
         results.filter_choices.set(None);
+        // Hits name corpus indices, which a new computation renumbers.
+        results.search.set(None);
+        results.searching.set(false);
         // A file from a dropped or picked folder keeps its relative path: some formats pair
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
@@ -715,6 +735,22 @@ impl Session {
         });
     }
 
+    /// Asks the worker for a page of search hits (the answer lands in `results.search`).
+    pub fn search(&self, query: crate::search::SearchQuery) {
+        let results = self.results;
+        let sent = self.bridge.with_value(|b| match (&b.worker, b.busy) {
+            (Some(w), false) => {
+                send(w, &ToWorker::Search { job: b.job, query }, None);
+                true
+            }
+            _ => false,
+        });
+        if sent {
+            results.searching.set(true);
+            SEARCH_SENT.with(|t| t.set(now_ms()));
+        }
+    }
+
     /// Asks the worker for one rollout's steps.
     pub fn query_steps(&self, index: usize) {
         self.ask(|job| ToWorker::Steps { job, index });
@@ -748,6 +784,15 @@ impl Session {
             }
         });
     }
+}
+
+thread_local! {
+    /// When the last search was sent (the page's clock, ms).
+    static SEARCH_SENT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
 }
 
 /// The default pool size: the cores the browser reports, at most [`super::pool::MAX_POOL`].
@@ -871,6 +916,22 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             results.pair_tasks.set(Some(result))
         }
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
+        FromWorker::SearchPage {
+            job,
+            query,
+            result,
+            ms: worker,
+            read_ms,
+        } if job == current => {
+            results.searching.set(false);
+            let ms = now_ms() - SEARCH_SENT.with(|t| t.get());
+            results.search.set(Some(SearchAnswer {
+                query,
+                result,
+                ms,
+                worker_ms: [worker, read_ms],
+            }));
+        }
         FromWorker::RulesChecked { text, result } => {
             results.rules_checked.set(Some((text, result)))
         }

@@ -113,6 +113,14 @@ pub struct ViewState {
     pub rb_outcome: RwSignal<Outcome>,
     pub rb_search: RwSignal<String>,
     pub rb_offset: RwSignal<usize>,
+    /// The rollout opened in the browser (its task, trial and step; its condition is
+    /// `rb_condition`): in the hash, so every rollout and step has a link.
+    pub rb_open: RwSignal<Option<crate::browse::RolloutLink>>,
+    /// Show the page of the list that holds `rb_open` (set by a link, a search hit or
+    /// previous/next; cleared once that page is shown, so paging by hand stays put).
+    pub rb_seek: RwSignal<bool>,
+    /// The list restricted to a failure cluster (a cell of the clusters table).
+    pub rb_cluster: RwSignal<Option<crate::browse::ClusterPick>>,
     /// The page shown of a long list (tables and plots); back to the first on a new tab or filter.
     pub page: RwSignal<usize>,
     /// The filter the report is restricted to (the grammar of [`crate::filter`], as the worker
@@ -164,6 +172,9 @@ impl ViewState {
             rb_outcome: RwSignal::new(Outcome::All),
             rb_search: RwSignal::new(String::new()),
             rb_offset: RwSignal::new(0),
+            rb_open: RwSignal::new(None),
+            rb_seek: RwSignal::new(false),
+            rb_cluster: RwSignal::new(None),
             page: RwSignal::new(0),
             filter: RwSignal::new(String::new()),
         }
@@ -206,6 +217,9 @@ impl ViewState {
         if self.bump_metric.get() != "ter" {
             put("bump", self.bump_metric.get());
         }
+        if let Some(link) = self.rb_open.get() {
+            parts.extend(link.params());
+        }
         parts
             .iter()
             .map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v))))
@@ -215,6 +229,21 @@ impl ViewState {
 
     /// Applies a hash (without the `#`); unknown keys and bad values are ignored.
     pub fn apply_hash(&self, hash: &str) {
+        let decoded: Vec<(String, String)> = hash
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(k, v)| {
+                let v = js_sys::decode_uri_component(v).map(String::from);
+                (k.to_string(), v.unwrap_or_default())
+            })
+            .collect();
+        let link = crate::browse::RolloutLink::from_params(
+            decoded.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+        if link.is_some() {
+            self.rb_seek.set(true);
+        }
+        self.rb_open.set(link);
         for pair in hash.split('&') {
             let Some((k, v)) = pair.split_once('=') else {
                 continue;

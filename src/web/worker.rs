@@ -713,6 +713,17 @@ fn on_message(event: MessageEvent) {
                 post(&FromWorker::StepsOf { job, items });
             }
         }),
+        ToWorker::Search { job, query } => wasm_bindgen_futures::spawn_local(async move {
+            let started = now();
+            let (result, read_ms) = search(&query).await;
+            post(&FromWorker::SearchPage {
+                job,
+                query,
+                result,
+                ms: now() - started,
+                read_ms,
+            });
+        }),
         ToWorker::Steps { job, index } => STATE.with(|s| {
             if let Some(state) = s.borrow().as_ref() {
                 let (steps, line) = read_steps(state, index);
@@ -1113,63 +1124,185 @@ fn read_steps(
     state: &State,
     index: usize,
 ) -> (Result<Vec<crate::browse::StepView>, String>, String) {
-    let Some(r) = state.corpus.rollouts.get(index) else {
-        return (Err("no such rollout".to_string()), String::new());
+    let bytes = match rollout_bytes(state, index, None) {
+        Ok(bytes) => bytes,
+        Err(e) => return (Err(e), String::new()),
     };
-    let origin = state.origin.get(r.source.file as usize).copied();
-    let Some(file) = origin.and_then(|i| state.files.get(i)) else {
-        return (
-            Err("its file is no longer loaded".to_string()),
-            String::new(),
-        );
-    };
-    let input = &state.corpus.files[r.source.file as usize];
-    if let Some(archive) = &input.archive {
-        // A member of an archive: found again in it (once per member), then sliced.
-        let mut cache = state.member.borrow_mut();
-        if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
-            let Ok(reader) = FileReaderSync::new() else {
-                return (
-                    Err("cannot read files in this worker".to_string()),
-                    String::new(),
-                );
-            };
-            let mut access = FileAccess {
-                file,
-                reader: &reader,
-            };
-            match crate::ingest::archive::read_member(&mut access, archive, &input.name) {
-                Ok(bytes) => *cache = Some((r.source.file, bytes)),
-                Err(e) => return (Err(e), String::new()),
-            }
-        }
-        let member = cache
-            .as_ref()
-            .map(|(_, b)| b.as_slice())
-            .unwrap_or_default();
-        let at = (r.source.offset as usize).min(member.len());
-        let end = (at + r.source.len as usize).min(member.len());
-        return match state
-            .summary
-            .rollout_line(&state.corpus, index, &member[at..end])
-        {
-            Ok(line) => (parse_steps(&line), line),
-            Err(e) => (Err(e), String::new()),
-        };
-    }
-    let start = r.source.offset as f64;
-    let bytes = FileReaderSync::new()
-        .ok()
-        .and_then(|reader| {
-            let blob = file
-                .slice_with_f64_and_f64(start, start + r.source.len as f64)
-                .ok()?;
-            let buffer = reader.read_as_array_buffer(&blob).ok()?;
-            Some(js_sys::Uint8Array::new(&buffer).to_vec())
-        })
-        .unwrap_or_default();
     match state.summary.rollout_line(&state.corpus, index, &bytes) {
         Ok(line) => (parse_steps(&line), line),
         Err(e) => (Err(e), String::new()),
     }
+}
+
+/// A dropped file read whole for a search (dropped file index, bytes): the rollouts of one
+/// JSONL file are searched in a row, so one read serves them all instead of one read each.
+type WholeFile = Option<(usize, Vec<u8>)>;
+
+/// Dropped files up to this size are read whole once for a search, larger ones by slices.
+const SEARCH_WHOLE_FILE: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// Rollouts whose reads are started ahead of their turn in a search.
+const SEARCH_AHEAD: usize = 128;
+
+/// The bytes of a batch of a search's rollouts: started reads (a rollout that is its file's
+/// only one: a ToolSandbox scenario, a tau2 directory's) or `None` (read in turn, as the viewer
+/// does: a slice of a file read whole once, an archive's member).
+type Reads = Vec<(usize, u32, Option<wasm_bindgen_futures::JsFuture>)>;
+
+/// One page of hits over the loaded rollouts, each re-read through its source as the viewer
+/// reads it ([`rollout_bytes`]), with the time spent waiting for bytes. The reads of the next
+/// [`SEARCH_AHEAD`] rollouts are in flight while a batch is matched: a read of one small file
+/// costs about 0.7 ms of waiting when asked synchronously, more than matching it does.
+async fn search(
+    query: &crate::search::SearchQuery,
+) -> (Result<crate::search::SearchPage, String>, f64) {
+    let job = CURRENT_JOB.with(|j| *j.borrow());
+    let prepared = STATE.with(|s| {
+        let s = s.borrow();
+        let state = s.as_ref().ok_or("nothing is loaded")?;
+        let searcher = crate::search::Searcher::new(query).map_err(|e| e.to_string())?;
+        let candidates = searcher
+            .candidates(&state.corpus)
+            .map_err(|e| e.to_string())?;
+        // Rollouts per dropped file: a file holding one is read on its own, ahead.
+        let mut per_file = vec![0u32; state.files.len()];
+        for r in &state.corpus.rollouts {
+            if let Some(&o) = state.origin.get(r.source.file as usize) {
+                if let Some(n) = per_file.get_mut(o) {
+                    *n += 1;
+                }
+            }
+        }
+        Ok::<_, String>((searcher, candidates, per_file))
+    });
+    let (searcher, candidates, per_file) = match prepared {
+        Ok(p) => p,
+        Err(e) => return (Err(e), 0.0),
+    };
+    let start_reads = |batch: &[(usize, u32)]| -> Reads {
+        STATE.with(|s| {
+            let s = s.borrow();
+            batch
+                .iter()
+                .map(|&(index, trial)| {
+                    let read = s.as_ref().and_then(|state| {
+                        let r = state.corpus.rollouts.get(index)?;
+                        let input = state.corpus.files.get(r.source.file as usize)?;
+                        let origin = *state.origin.get(r.source.file as usize)?;
+                        if input.archive.is_some() || per_file.get(origin) != Some(&1) {
+                            return None;
+                        }
+                        let start = r.source.offset as f64;
+                        let blob = state
+                            .files
+                            .get(origin)?
+                            .slice_with_f64_and_f64(start, start + r.source.len as f64)
+                            .ok()?;
+                        Some(wasm_bindgen_futures::JsFuture::from(blob.array_buffer()))
+                    });
+                    (index, trial, read)
+                })
+                .collect()
+        })
+    };
+    let mut pager = crate::search::Pager::new(query, candidates.len());
+    let mut whole: WholeFile = None;
+    let mut read_ms = 0.0;
+    let mut batches = candidates.chunks(SEARCH_AHEAD);
+    let mut next = batches.next().map(start_reads);
+    while let Some(batch) = next.take() {
+        next = batches.next().map(start_reads);
+        let mut bytes = Vec::with_capacity(batch.len());
+        let waited = now();
+        for (index, trial, read) in batch {
+            let got = match read {
+                Some(read) => Some(
+                    read.await
+                        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+                        .map_err(|_| "cannot read its file (was it moved or deleted?)".to_string()),
+                ),
+                None => None,
+            };
+            bytes.push((index, trial, got));
+        }
+        read_ms += now() - waited;
+        // A computation that finished meanwhile replaced the corpus these indices name.
+        if CURRENT_JOB.with(|j| *j.borrow()) != job {
+            return (
+                Err("the loaded files changed during the search: search again".to_string()),
+                read_ms,
+            );
+        }
+        let done = STATE.with(|s| {
+            let s = s.borrow();
+            let Some(state) = s.as_ref() else {
+                return false;
+            };
+            for (index, trial, got) in bytes {
+                let got = got.unwrap_or_else(|| {
+                    let waited = now();
+                    let b = rollout_bytes(state, index, Some(&mut whole));
+                    read_ms += now() - waited;
+                    b
+                });
+                let result = got.and_then(|b| {
+                    searcher.search_rollout(&state.corpus, &state.summary, index, &b)
+                });
+                pager.add(&state.corpus, index, trial, result);
+            }
+            true
+        });
+        if !done {
+            return (Err("nothing is loaded".to_string()), read_ms);
+        }
+    }
+    (Ok(pager.finish()), read_ms)
+}
+
+/// The bytes at rollout `index`'s source: a slice of its dropped file, or of its archive
+/// member (found again in the archive once per member). With `whole`, a small file is read
+/// whole once and kept there for the next rollouts of the same file.
+fn rollout_bytes(
+    state: &State,
+    index: usize,
+    whole: Option<&mut WholeFile>,
+) -> Result<Vec<u8>, String> {
+    let r = state.corpus.rollouts.get(index).ok_or("no such rollout")?;
+    let origin = state.origin.get(r.source.file as usize).copied();
+    let Some((at_file, file)) = origin.and_then(|i| Some((i, state.files.get(i)?))) else {
+        return Err("its file is no longer loaded".to_string());
+    };
+    let input = &state.corpus.files[r.source.file as usize];
+    let (offset, len) = (r.source.offset as usize, r.source.len as usize);
+    let slice = |bytes: &[u8]| {
+        let at = offset.min(bytes.len());
+        bytes[at..(at + len).min(bytes.len())].to_vec()
+    };
+    let reader = FileReaderSync::new().map_err(|_| "cannot read files in this worker")?;
+    if let Some(archive) = &input.archive {
+        let mut cache = state.member.borrow_mut();
+        if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            let bytes = crate::ingest::archive::read_member(&mut access, archive, &input.name)?;
+            *cache = Some((r.source.file, bytes));
+        }
+        return Ok(cache.as_ref().map(|(_, b)| slice(b)).unwrap_or_default());
+    }
+    if let Some(whole) = whole.filter(|_| file.size() <= SEARCH_WHOLE_FILE) {
+        if whole.as_ref().is_none_or(|(f, _)| *f != at_file) {
+            *whole = Some((at_file, read_all(file)?));
+        }
+        return Ok(whole.as_ref().map(|(_, b)| slice(b)).unwrap_or_default());
+    }
+    let start = offset as f64;
+    let blob = file
+        .slice_with_f64_and_f64(start, start + len as f64)
+        .map_err(|_| format!("cannot read {}", file.name()))?;
+    let buffer = reader
+        .read_as_array_buffer(&blob)
+        .map_err(|_| format!("cannot read {} (was it moved or deleted?)", file.name()))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }

@@ -90,6 +90,7 @@ pub fn Labels() -> impl IntoView {
                 </table>
             </div>
             {move || rows_pager(&view)}
+            <super::clusters::FailureClusters/>
         </div>
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod aligned;
 pub mod checkpoints;
+pub mod clusters;
 pub mod compare;
 pub mod cost;
 pub mod curves;
@@ -16,6 +17,7 @@ pub mod outcomes;
 pub mod progress;
 pub mod ranks;
 pub mod rollouts;
+pub mod search;
 pub mod settings;
 pub mod table;
 pub mod transcripts;

@@ -3,9 +3,11 @@
 
 use leptos::prelude::*;
 
+use wasm_bindgen::JsCast;
+
 use super::dom::target_value;
 use super::{clip_cell, report};
-use crate::browse::{Outcome, RolloutQuery, StepView};
+use crate::browse::{Outcome, RolloutKey, RolloutLink, RolloutQuery, StepView};
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
 
@@ -20,6 +22,58 @@ fn outcome_name(o: Outcome) -> &'static str {
         Outcome::FailedPrefixFailed => "failed_prefix_failed",
         Outcome::NoTool => "no_tool",
     }
+}
+
+/// The condition of a rollout key as the browser's select spells it.
+fn condition_of(key: &RolloutKey) -> String {
+    format!("{}{SEP}{}{SEP}{}", key.dataset, key.model, key.method)
+}
+
+/// Opens a rollout (at a step) in the browser; `seek` also shows the page of the list that
+/// holds it (a hit, a link, previous/next), where a click on a row stays on its page.
+pub(super) fn open_rollout(view: &ViewState, key: &RolloutKey, step: Option<usize>, seek: bool) {
+    view.rb_condition.set(condition_of(key));
+    view.rb_open.set(Some(RolloutLink {
+        task_id: key.task_id.clone(),
+        trial: key.trial,
+        step,
+    }));
+    view.rb_seek.set(seek);
+}
+
+/// The page's own address with the current view's hash: the link to what is shown.
+fn current_link(view: &ViewState) -> String {
+    let base = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let base = base.split('#').next().unwrap_or_default().to_string();
+    format!("{base}#{}", view.to_hash())
+}
+
+/// Puts `text` on the clipboard when the browser lets the page (a secure context); the link
+/// beside the button stays there to copy by hand otherwise.
+fn copy_to_clipboard(text: &str) -> bool {
+    let Some(clipboard) = web_sys::window()
+        .map(|w| w.navigator())
+        .and_then(|n| js_sys::Reflect::get(&n, &"clipboard".into()).ok())
+        .filter(|c| !c.is_undefined())
+    else {
+        return false;
+    };
+    let write = js_sys::Reflect::get(&clipboard, &"writeText".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    write.is_some_and(|f| f.call1(&clipboard, &text.into()).is_ok())
+}
+
+/// Whether a key press belongs to a text field (typing there moves nothing).
+fn typing(e: &web_sys::KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| {
+            matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                || el.has_attribute("contenteditable")
+        })
 }
 
 #[component]
@@ -52,6 +106,13 @@ pub fn Rollouts() -> impl IntoView {
         if !ready || parts.len() != 3 {
             return;
         }
+        let focus = view.rb_open.get().map(|l| RolloutKey {
+            dataset: parts[0].to_string(),
+            model: parts[1].to_string(),
+            method: parts[2].to_string(),
+            task_id: l.task_id,
+            trial: l.trial,
+        });
         session.query_rollouts(RolloutQuery {
             dataset: parts[0].to_string(),
             model: parts[1].to_string(),
@@ -60,16 +121,91 @@ pub fn Rollouts() -> impl IntoView {
             search: view.rb_search.get(),
             offset: view.rb_offset.get(),
             limit: PAGE,
+            cluster: view.rb_cluster.get(),
+            focus,
+            seek: view.rb_seek.get(),
         });
     });
-    let selected = RwSignal::new(None::<usize>);
+    // The page holding the opened rollout is shown: keep its offset, stop seeking, and ask
+    // for its steps (once per rollout and report).
+    let asked = StoredValue::new(None::<usize>);
+    Effect::new(move |_| {
+        results.report.track();
+        asked.set_value(None);
+    });
+    Effect::new(move |_| {
+        let Some(page) = results.rollouts.get() else {
+            return;
+        };
+        if view.rb_seek.get_untracked() {
+            if view.rb_offset.get_untracked() != page.offset {
+                view.rb_offset.set(page.offset);
+            }
+            view.rb_seek.set(false);
+        }
+        if let Some(f) = &page.focus {
+            let shown = results
+                .steps
+                .with_untracked(|s| s.as_ref().map(|(i, _)| *i));
+            if shown != Some(f.index) && asked.get_value() != Some(f.index) {
+                asked.set_value(Some(f.index));
+                session.query_steps(f.index);
+            }
+        }
+    });
+    let focus = Memo::new(move |_| results.rollouts.get().and_then(|p| p.focus));
+    let go = move |next: bool| {
+        let Some(f) = focus.get_untracked() else {
+            return;
+        };
+        if let Some(key) = if next { f.next } else { f.prev } {
+            open_rollout(&view, &key, None, true);
+        }
+    };
+    // j / → next, k / ← previous, as in mail readers; never while typing in a field.
+    let keys = window_event_listener(leptos::ev::keydown, move |e: web_sys::KeyboardEvent| {
+        if typing(&e) || e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return;
+        }
+        match e.key().as_str() {
+            "j" | "ArrowRight" => go(true),
+            "k" | "ArrowLeft" => go(false),
+            _ => return,
+        }
+        e.prevent_default();
+    });
+    on_cleanup(move || keys.remove());
+    // The step of a hit or a link, scrolled into view once its steps are drawn.
+    Effect::new(move |_| {
+        let steps_for = results.steps.with(|s| s.as_ref().map(|(i, _)| *i));
+        let step = view.rb_open.get().and_then(|l| l.step);
+        if steps_for.is_none() || step.is_none() {
+            return;
+        }
+        request_animation_frame(|| {
+            let el = web_sys::window().and_then(|w| w.document()).and_then(|d| {
+                d.query_selector("[data-testid=rollout-detail] [data-focus=true]")
+                    .ok()
+                    .flatten()
+            });
+            if let Some(el) = el {
+                el.scroll_into_view_with_bool(false);
+            }
+        });
+    });
     let list = move || {
         let page = results.rollouts.get()?;
+        let across = view
+            .rb_cluster
+            .with(|c| c.as_ref().is_some_and(|c| c.condition.is_none()));
+        let opened = page.focus.as_ref().map(|f| f.index);
         let rows = page
             .rows
             .iter()
             .map(|r| {
                 let index = r.index;
+                let key = r.key.clone();
+                let key2 = r.key.clone();
                 let status = if r.fully_executable {
                     "fully executable"
                 } else if r.success {
@@ -77,19 +213,19 @@ pub fn Rollouts() -> impl IntoView {
                 } else {
                     "failed prefix, failed"
                 };
+                let condition = across
+                    .then(|| clip_cell("clip", format!("{} · {}", r.key.model, r.key.method)));
                 view! {
                     <tr
                         data-testid="rollout-row"
+                        data-task=r.key.task_id.clone()
+                        data-trial=r.key.trial.to_string()
                         tabindex="0"
-                        class:selected=move || selected.get() == Some(index)
-                        on:click=move |_| {
-                            selected.set(Some(index));
-                            session.query_steps(index);
-                        }
+                        class:selected=opened == Some(index)
+                        on:click=move |_| open_rollout(&view, &key, None, false)
                         on:keydown=move |e: web_sys::KeyboardEvent| {
                             if e.key() == "Enter" {
-                                selected.set(Some(index));
-                                session.query_steps(index);
+                                open_rollout(&view, &key2, None, false);
                             }
                         }
                     >
@@ -103,12 +239,23 @@ pub fn Rollouts() -> impl IntoView {
                             title=label_title(r)
                         >{r.label.clone().unwrap_or_default()}</td>
                         {clip_cell("clip error-text", r.error.clone().unwrap_or_default())}
+                        // Last, so the columns before keep their places.
+                        <td class="num">{r.key.trial}</td>
+                        {condition}
                     </tr>
                 }
             })
             .collect_view();
         let (from, to, total) = (page.offset + 1, page.offset + page.rows.len(), page.total);
+        let missing = view.rb_open.get().filter(|_| page.focus.is_none()).map(|l| {
+            view! {
+                <p class="hint" data-testid="rollout-not-listed">
+                    {format!("Task {} (trial {}) is not in this list: change the condition or the filters above.", l.task_id, l.trial)}
+                </p>
+            }
+        });
         Some(view! {
+            {missing}
             <p class="hint" data-testid="rollout-count">{format!("{total} rollouts match; showing {}–{to}", from.min(to))}</p>
             <table class="data rollouts">
                 <thead>
@@ -120,6 +267,8 @@ pub fn Rollouts() -> impl IntoView {
                         <th scope="col">"Outcome"</th>
                         <th scope="col">"First-failure label"</th>
                         <th scope="col">"Error"</th>
+                        <th scope="col" class="num">"Trial"</th>
+                        {across.then(|| view! { <th scope="col">"Condition"</th> })}
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
@@ -132,21 +281,64 @@ pub fn Rollouts() -> impl IntoView {
             </div>
         })
     };
+    let copied = RwSignal::new(false);
     let detail = move || {
+        let f = focus.get()?;
         let (index, steps) = results.steps.get()?;
-        if selected.get() != Some(index) {
+        let link = view.rb_open.get()?;
+        if index != f.index {
             return None;
         }
-        Some(match steps {
-            Err(e) => view! { <div class="detail" data-testid="rollout-detail"><p class="error">{format!("Cannot show the steps: {e}")}</p></div> }.into_any(),
+        let (has_prev, has_next) = (f.prev.is_some(), f.next.is_some());
+        let position = f.position + 1;
+        let total = results.rollouts.with(|p| p.as_ref().map_or(0, |p| p.total));
+        let href = current_link(&view);
+        let href2 = href.clone();
+        let head = view! {
+            <div class="detail-head">
+                <button data-testid="rollout-prev" title="Previous rollout of the list (k or ←)" disabled=!has_prev on:click=move |_| go(false)>"← Previous"</button>
+                <span data-testid="rollout-position">{format!("{position} of {total}: task {} · trial {}", link.task_id, link.trial)}</span>
+                <button data-testid="rollout-next" title="Next rollout of the list (j or →)" disabled=!has_next on:click=move |_| go(true)>"Next →"</button>
+                <button
+                    data-testid="rollout-copy-link"
+                    on:click=move |_| copied.set(copy_to_clipboard(&href2))
+                >"Copy link"</button>
+                <a data-testid="rollout-link" href=href class="muted">{move || if copied.get() { "link copied" } else { "link" }}</a>
+            </div>
+        };
+        let body = match steps {
+            Err(e) => {
+                view! { <p class="error">{format!("Cannot show the steps: {e}")}</p> }.into_any()
+            }
             Ok(steps) if steps.is_empty() => view! {
-                <div class="detail" data-testid="rollout-detail"><p>"No tool call: one terminal no-tool action (T = 1)."</p></div>
-            }.into_any(),
-            Ok(steps) => view! { <div class="detail" data-testid="rollout-detail">{step_list(steps)}</div> }.into_any(),
+                <p>"No tool call: one terminal no-tool action (T = 1)."</p>
+            }
+            .into_any(),
+            Ok(steps) => step_list_at(steps, link.step),
+        };
+        Some(
+            view! { <div class="detail" data-testid="rollout-detail" data-index=index.to_string()>{head}{body}</div> },
+        )
+    };
+    let cluster_note = move || {
+        let c = view.rb_cluster.get()?;
+        let whose = match &c.condition {
+            Some((m, me)) => format!("{m} · {me}"),
+            None => "every condition".to_string(),
+        };
+        Some(view! {
+            <p class="hint cluster-note" data-testid="rollout-cluster">
+                {format!("Failure cluster of {} ({whose}): {} · {} · {}. ", c.dataset, c.label, c.tool.clone().unwrap_or_else(|| "no tool".to_string()), c.pattern)}
+                <button data-testid="rollout-cluster-clear" on:click=move |_| {
+                    view.rb_cluster.set(None);
+                    view.rb_offset.set(0);
+                }>"Show the whole condition"</button>
+            </p>
         })
     };
     view! {
         <div>
+            <super::search::SearchPanel/>
             <div class="filters">
                 <label>
                     "Condition "
@@ -154,6 +346,8 @@ pub fn Rollouts() -> impl IntoView {
                         data-testid="rollout-condition"
                         on:change=move |e| {
                             view.rb_condition.set(target_value(&e));
+                            view.rb_cluster.set(None);
+                            view.rb_open.set(None);
                             view.rb_offset.set(0);
                         }
                         prop:value=move || view.rb_condition.get()
@@ -169,6 +363,7 @@ pub fn Rollouts() -> impl IntoView {
                     "Show "
                     <select
                         data-testid="rollout-outcome"
+                        prop:value=move || outcome_name(view.rb_outcome.get())
                         on:change=move |e| {
                             let v = target_value(&e);
                             let o = [Outcome::All, Outcome::FullyExecutable, Outcome::Recovered, Outcome::FailedPrefixFailed, Outcome::NoTool]
@@ -199,6 +394,7 @@ pub fn Rollouts() -> impl IntoView {
                     />
                 </label>
             </div>
+            {cluster_note}
             <div class="browser">
                 <div class="list">{list}</div>
                 {detail}
@@ -217,12 +413,14 @@ fn label_title(r: &crate::browse::RolloutRow) -> String {
     }
 }
 
-/// One rollout's steps, as the rollout browser and the paired comparison show them: the first
-/// rejected step marked, the later ones greyed, each with its label and error text.
-pub(super) fn step_list(steps: Vec<StepView>) -> AnyView {
+/// One rollout's steps, as the rollout browser shows them: the first rejected step marked, the
+/// later ones greyed, each with its label and error text; step `focus` (1-based: a search hit's,
+/// a link's) marked.
+fn step_list_at(steps: Vec<StepView>, focus: Option<usize>) -> AnyView {
     let items = steps
         .into_iter()
         .map(|s| {
+            let focused = focus == Some(s.depth);
             let class = if s.first_error {
                 "step first-error"
             } else if s.after_first_error {
@@ -233,6 +431,8 @@ pub(super) fn step_list(steps: Vec<StepView>) -> AnyView {
             view! {
                 <li
                     class=class
+                    class:focus=focused
+                    data-focus=focused.to_string()
                     data-testid="step"
                     data-first-error=s.first_error.to_string()
                     data-after-error=s.after_first_error.to_string()

@@ -1,0 +1,233 @@
+//! Search across every loaded rollout (`crate::search`, run by the worker): a regular
+//! expression over tool names, arguments, rejected calls' replies and messages, with a field
+//! and a condition to narrow it; hits listed a page at a time, each opening its rollout at its
+//! step in the browser below.
+
+use leptos::prelude::*;
+
+use super::dom::target_value;
+use super::report;
+use super::rollouts::open_rollout;
+use crate::browse::{Outcome, RolloutKey};
+use crate::search::{Field, Hit, SearchQuery};
+use crate::web::state::{SearchAnswer, Session, Status};
+use crate::web::view_state::ViewState;
+
+/// Hits per page.
+const HITS_PAGE: usize = 50;
+const SEP: char = '\u{1f}';
+
+/// The snippet of a hit with its first match in a `<mark>` (`mark` counts characters).
+fn snippet(hit: &Hit) -> impl IntoView {
+    let chars: Vec<char> = hit.text.chars().collect();
+    let [a, b] = hit.mark;
+    let (a, b) = (
+        a.min(chars.len()),
+        b.min(chars.len()).max(a.min(chars.len())),
+    );
+    let part = |r: std::ops::Range<usize>| chars[r].iter().collect::<String>();
+    view! {
+        <code class="snippet">{part(0..a)}<mark>{part(a..b)}</mark>{part(b..chars.len())}</code>
+    }
+}
+
+fn hit_key(h: &Hit) -> RolloutKey {
+    RolloutKey {
+        dataset: h.dataset.clone(),
+        model: h.model.clone(),
+        method: h.method.clone(),
+        task_id: h.task_id.clone(),
+        trial: h.trial,
+    }
+}
+
+#[component]
+pub fn SearchPanel() -> impl IntoView {
+    let session = expect_context::<Session>();
+    let view = expect_context::<ViewState>();
+    let results = session.results();
+    let pattern = RwSignal::new(String::new());
+    let field = RwSignal::new(Field::All);
+    let condition = RwSignal::new(String::new());
+    // The last page that answered, kept while a bad pattern's message is shown.
+    let last_ok = RwSignal::new(None::<SearchAnswer>);
+    Effect::new(move |_| match results.search.get() {
+        Some(a) if a.result.is_ok() => last_ok.set(Some(a)),
+        None => last_ok.set(None),
+        _ => {}
+    });
+    let run = move |offset: usize| {
+        let conditions = condition.with_untracked(|c| {
+            let parts: Vec<&str> = c.split(SEP).collect();
+            match parts[..] {
+                [d, m, me] => vec![(d.to_string(), m.to_string(), me.to_string())],
+                _ => Vec::new(),
+            }
+        });
+        session.search(SearchQuery {
+            pattern: pattern.get_untracked(),
+            field: field.get_untracked(),
+            conditions,
+            offset,
+            limit: HITS_PAGE,
+        });
+    };
+    let conditions = move || {
+        report()
+            .map(|r| {
+                r.conditions
+                    .iter()
+                    .map(|c| {
+                        let value = format!("{}{SEP}{}{SEP}{}", c.dataset, c.model, c.method);
+                        let label = format!("{} / {} / {}", c.dataset, c.model, c.method);
+                        view! { <option value=value>{label}</option> }
+                    })
+                    .collect_view()
+            })
+            .unwrap_or_default()
+    };
+    let open = move |h: &Hit| {
+        // The hit's rollout must be in the list: its whole condition, any outcome.
+        view.rb_cluster.set(None);
+        view.rb_outcome.set(Outcome::All);
+        view.rb_search.set(String::new());
+        open_rollout(&view, &hit_key(h), h.step, true);
+    };
+    let error = move || {
+        let a = results.search.get()?;
+        let e = a.result.err()?;
+        Some(view! { <p class="error" data-testid="search-error">{e}</p> })
+    };
+    let hits = move || {
+        let a = last_ok.get()?;
+        let page = a.result.ok()?;
+        let rows = page
+            .hits
+            .iter()
+            .map(|h| {
+                let hit = h.clone();
+                let step = h.step.map_or("message".to_string(), |s| s.to_string());
+                view! {
+                    <tr
+                        data-testid="search-hit"
+                        data-rollout=h.rollout.to_string()
+                        data-step=h.step.map(|s| s.to_string()).unwrap_or_default()
+                        tabindex="0"
+                        on:click=move |_| open(&hit)
+                    >
+                        <td>{format!("{} / {} · {}", h.dataset, h.model, h.method)}</td>
+                        <td>{h.task_id.clone()}</td>
+                        <td class="num">{h.trial}</td>
+                        <td class="num">{step}</td>
+                        <td>{h.field.name()}</td>
+                        <td class="clip">{snippet(h)}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let (offset, shown, total) = (page.offset, page.hits.len(), page.total);
+        let unreadable = (page.unreadable_total > 0).then(|| {
+            let first = page
+                .unreadable
+                .first()
+                .map(|(_, e)| format!(" (first: {e})"))
+                .unwrap_or_default();
+            view! {
+                <p class="error" data-testid="search-unreadable">
+                    {format!("{} rollouts could not be read back and were not searched{first}.", page.unreadable_total)}
+                </p>
+            }
+        });
+        let query = a.query.clone();
+        Some(view! {
+            <p
+                class="hint"
+                data-testid="search-count"
+                data-total=total.to_string()
+                data-ms=format!("{:.0}", a.ms)
+                data-worker-ms=format!("{:.0}", a.worker_ms[0])
+                data-read-ms=format!("{:.0}", a.worker_ms[1])
+            >
+                {format!(
+                    "{total} hits for /{}/ ({}) in {} rollouts; showing {}–{} · {:.1} s",
+                    query.pattern,
+                    query.field.name(),
+                    page.rollouts,
+                    (offset + 1).min(offset + shown),
+                    offset + shown,
+                    a.ms / 1000.0
+                )}
+            </p>
+            {unreadable}
+            <div class="table-wrap">
+                <table class="data search-hits">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Condition"</th>
+                            <th scope="col">"Task"</th>
+                            <th scope="col" class="num">"Trial"</th>
+                            <th scope="col" class="num">"Step"</th>
+                            <th scope="col">"Field"</th>
+                            <th scope="col">"Match"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <div class="pager">
+                <button data-testid="search-prev" disabled=offset == 0 on:click=move |_| run(offset.saturating_sub(HITS_PAGE))>"Previous hits"</button>
+                <button data-testid="search-next" disabled=offset + shown >= total on:click=move |_| run(offset + HITS_PAGE)>"Next hits"</button>
+            </div>
+        })
+    };
+    let ready = move || matches!(results.status.get(), Status::Ready { .. });
+    view! {
+        <details class="search-panel" data-testid="search-panel" open>
+            <summary>"Search every rollout"</summary>
+            <form
+                class="filters"
+                on:submit=move |e: leptos::ev::SubmitEvent| {
+                    e.prevent_default();
+                    run(0);
+                }
+            >
+                <label>
+                    "Regular expression "
+                    <input
+                        type="search"
+                        data-testid="search-pattern"
+                        placeholder="e.g. no such file|permission"
+                        title="The regex crate's syntax; case-insensitive unless it starts with (?-i)"
+                        prop:value=move || pattern.get()
+                        on:input=move |e| pattern.set(target_value(&e))
+                    />
+                </label>
+                <label>
+                    "in "
+                    <select
+                        data-testid="search-field"
+                        on:change=move |e| field.set(Field::parse(&target_value(&e)).unwrap_or_default())
+                    >
+                        <option value="all">"every field"</option>
+                        <option value="tool">"tool names"</option>
+                        <option value="args">"arguments"</option>
+                        <option value="error">"rejected calls' replies"</option>
+                        <option value="message">"messages"</option>
+                    </select>
+                </label>
+                <label>
+                    "of "
+                    <select data-testid="search-condition" on:change=move |e| condition.set(target_value(&e))>
+                        <option value="">"every condition"</option>
+                        {conditions}
+                    </select>
+                </label>
+                <button type="submit" data-testid="search-run" disabled=move || !ready() || results.searching.get()>
+                    {move || if results.searching.get() { "Searching…" } else { "Search" }}
+                </button>
+            </form>
+            {error}
+            {hits}
+        </details>
+    }
+}
