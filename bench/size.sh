@@ -22,9 +22,10 @@ if [ ! -f dist/index.html ]; then
 fi
 # Raised from 1.5 MB / 2.7 MB by #27-#29: reading archives in the worker (tar framing, gzip and
 # zstd streams, members found again for the viewer: +91.5 KB) and ranks (worker +14.8 KB, page
-# +26 KB); see README "Size".
-WASM_BUDGET=1700000
-APP_BUDGET=3100000
+# +26 KB); then by #30's app part (filters, search, clusters, deep links: worker +103 KB, page
+# +232 KB with the aligned comparison and the File System Access walk); see README "Size".
+WASM_BUDGET=1850000
+APP_BUDGET=3450000
 total=0
 total_gz=0
 over=0
