@@ -9,7 +9,9 @@
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
 // docs/screenshot-transcripts.png (the mappings the files were read with, and the table).
 // Then the Ranks view and the cost frontier of the tau-bench and tau2 airline runs picked as one
-// folder, at 1,280 px: docs/screenshot-ranks.png and docs/screenshot-frontier.png.
+// folder, at 1,280 px: docs/screenshot-ranks.png and docs/screenshot-frontier.png; then, on the
+// same runs, the failure clusters, a search and a filter: docs/screenshot-clusters.png,
+// docs/screenshot-search.png, docs/screenshot-filter.png.
 // Run: node e2e/screenshots.mjs [leaderboard|folder|transcripts|ranks] (after building the app;
 // all four without an argument).
 
@@ -150,6 +152,28 @@ if (wanted('ranks')) {
     await p.waitForTimeout(600);
     await p.getByTestId('frontier').screenshot({ path: path.join(ROOT, 'docs', 'screenshot-frontier.png') });
     console.log('wrote docs/screenshot-frontier.png');
+    // Finding failures (#30) on the same runs: the failure clusters, a search, a filter.
+    await p.getByTestId('tab-labels').click();
+    await p.getByTestId('cluster-table').first().waitFor();
+    await p.getByTestId('failure-clusters').scrollIntoViewIfNeeded();
+    await p.waitForTimeout(400);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-clusters.png') });
+    console.log('wrote docs/screenshot-clusters.png');
+    await p.getByTestId('tab-rollouts').click();
+    await p.getByTestId('search-pattern').fill('not (found|available)');
+    await p.getByTestId('search-field').selectOption('error');
+    await p.getByTestId('search-run').click();
+    await p.getByTestId('search-hit').first().waitFor({ timeout: 120_000 });
+    await p.getByTestId('search-panel').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await p.waitForTimeout(800);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-search.png') });
+    console.log('wrote docs/screenshot-search.png');
+    await p.getByTestId('tab-table').click();
+    await p.getByTestId('filter-input').fill('outcome!=crashed; common');
+    await computeAfter(p, () => p.getByTestId('filter-apply').click(), 540_000);
+    await p.waitForTimeout(400);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-filter.png') });
+    console.log('wrote docs/screenshot-filter.png');
   } finally {
     await app.close();
     fs.rmSync(dir, { recursive: true, force: true });

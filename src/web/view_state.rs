@@ -129,6 +129,23 @@ pub struct ViewState {
 }
 
 impl ViewState {
+    /// Opens a rollout (at a step) in the rollout browser; `seek` also shows the page of the
+    /// list that holds it (a hit, a link, previous/next), where a click on a row stays on its
+    /// page.
+    pub fn open_rollout(&self, key: &crate::browse::RolloutKey, step: Option<usize>, seek: bool) {
+        // The condition as the browser's select spells it.
+        self.rb_condition.set(format!(
+            "{}\u{1f}{}\u{1f}{}",
+            key.dataset, key.model, key.method
+        ));
+        self.rb_open.set(Some(crate::browse::RolloutLink {
+            task_id: key.task_id.clone(),
+            trial: key.trial,
+            step,
+        }));
+        self.rb_seek.set(seek);
+    }
+
     /// The main-table layout: the chosen one, else the report's default.
     pub fn table_layout(&self, report: &crate::report::Report) -> crate::report::table::Layout {
         crate::report::table::Layout::from_name(&self.layout.get())

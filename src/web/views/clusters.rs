@@ -137,7 +137,7 @@ pub fn FailureClusters() -> impl IntoView {
                                 <tr data-testid="cluster-row">
                                     <td>{k.label.clone()}</td>
                                     <td><code>{k.tool.clone().unwrap_or_default()}</code></td>
-                                    <td class="clip" title=k.pattern.clone()><div class="clip-text">{k.pattern.clone()}</div></td>
+                                    <td class="clip pattern" title=k.pattern.clone()><div class="clip-text">{k.pattern.clone()}</div></td>
                                     <td class="num">
                                         <button
                                             class="link"

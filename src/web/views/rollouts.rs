@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 
 use super::dom::target_value;
 use super::{clip_cell, report};
-use crate::browse::{Outcome, RolloutKey, RolloutLink, RolloutQuery, StepView};
+use crate::browse::{Outcome, RolloutKey, RolloutQuery, StepView};
 use crate::web::state::{Session, Status};
 use crate::web::view_state::ViewState;
 
@@ -22,23 +22,6 @@ fn outcome_name(o: Outcome) -> &'static str {
         Outcome::FailedPrefixFailed => "failed_prefix_failed",
         Outcome::NoTool => "no_tool",
     }
-}
-
-/// The condition of a rollout key as the browser's select spells it.
-fn condition_of(key: &RolloutKey) -> String {
-    format!("{}{SEP}{}{SEP}{}", key.dataset, key.model, key.method)
-}
-
-/// Opens a rollout (at a step) in the browser; `seek` also shows the page of the list that
-/// holds it (a hit, a link, previous/next), where a click on a row stays on its page.
-pub(super) fn open_rollout(view: &ViewState, key: &RolloutKey, step: Option<usize>, seek: bool) {
-    view.rb_condition.set(condition_of(key));
-    view.rb_open.set(Some(RolloutLink {
-        task_id: key.task_id.clone(),
-        trial: key.trial,
-        step,
-    }));
-    view.rb_seek.set(seek);
 }
 
 /// The page's own address with the current view's hash: the link to what is shown.
@@ -159,7 +142,7 @@ pub fn Rollouts() -> impl IntoView {
             return;
         };
         if let Some(key) = if next { f.next } else { f.prev } {
-            open_rollout(&view, &key, None, true);
+            view.open_rollout(&key, None, true);
         }
     };
     // j / → next, k / ← previous, as in mail readers; never while typing in a field.
@@ -222,10 +205,10 @@ pub fn Rollouts() -> impl IntoView {
                         data-trial=r.key.trial.to_string()
                         tabindex="0"
                         class:selected=opened == Some(index)
-                        on:click=move |_| open_rollout(&view, &key, None, false)
+                        on:click=move |_| view.open_rollout(&key, None, false)
                         on:keydown=move |e: web_sys::KeyboardEvent| {
                             if e.key() == "Enter" {
-                                open_rollout(&view, &key2, None, false);
+                                view.open_rollout(&key2, None, false);
                             }
                         }
                     >

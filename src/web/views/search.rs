@@ -7,7 +7,6 @@ use leptos::prelude::*;
 
 use super::dom::target_value;
 use super::report;
-use super::rollouts::open_rollout;
 use crate::browse::{Outcome, RolloutKey};
 use crate::search::{Field, Hit, SearchQuery};
 use crate::web::state::{SearchAnswer, Session, Status};
@@ -91,7 +90,7 @@ pub fn SearchPanel() -> impl IntoView {
         view.rb_cluster.set(None);
         view.rb_outcome.set(Outcome::All);
         view.rb_search.set(String::new());
-        open_rollout(&view, &hit_key(h), h.step, true);
+        view.open_rollout(&hit_key(h), h.step, true);
     };
     let error = move || {
         let a = results.search.get()?;
