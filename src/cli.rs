@@ -1441,16 +1441,8 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
     };
     args.report.threads = None;
     let mut settings = score_settings(&args)?;
-    let options = args.import.options()?;
-    let inputs = expand_inputs(inputs)?;
-    let (corpus, summary) = read_corpus(&inputs, &options, &mut Progress::new(true))?;
-    let mut diagnostics = diagnostic_lines(&corpus);
-    if corpus.rollouts.is_empty() {
-        return Err(nothing_read(
-            &diagnostics,
-            "no valid rollout was read; nothing to score",
-        ));
-    }
+    let (inputs, corpus, summary, mut diagnostics) =
+        read_for_caller(inputs, &args.import, "nothing to score")?;
     diagnostics.extend(resolve_meta(&mut settings, &corpus, &summary, &inputs));
     let report = build_report_full(&corpus, Some(&summary), &settings, &mut |_| {});
     if let Some(message) = filter_emptied(&report) {
@@ -1463,6 +1455,30 @@ pub fn score_inputs(flags: &[OsString], inputs: Vec<Input>) -> Result<Scored> {
 }
 
 /// The error of an input without a valid rollout: its diagnostics, one a line, then `what`.
+/// [`read_rollouts`] for library callers: the inputs read quietly, with their diagnostics as
+/// lines; no valid rollout is an error carrying the diagnostics, then "… ; `then`".
+fn read_for_caller(
+    inputs: Vec<Input>,
+    import: &ImportArgs,
+    then: &str,
+) -> Result<(
+    Vec<Input>,
+    crate::rollout::Corpus,
+    crate::formats::ImportSummary,
+    Vec<String>,
+)> {
+    let inputs = expand_inputs(inputs)?;
+    let (corpus, summary) = read_corpus(&inputs, &import.options()?, &mut Progress::new(true))?;
+    let diagnostics = diagnostic_lines(&corpus);
+    if corpus.rollouts.is_empty() {
+        return Err(nothing_read(
+            &diagnostics,
+            &format!("no valid rollout was read; {then}"),
+        ));
+    }
+    Ok((inputs, corpus, summary, diagnostics))
+}
+
 fn nothing_read(diagnostics: &[String], what: &str) -> anyhow::Error {
     let mut message = diagnostics.join("\n");
     if !message.is_empty() {
@@ -1750,16 +1766,8 @@ pub fn search_inputs(
     };
     let query = args.query();
     crate::search::Searcher::new(&query)?;
-    let options = args.import.options()?;
-    let inputs = expand_inputs(inputs)?;
-    let (corpus, summary) = read_corpus(&inputs, &options, &mut Progress::new(true))?;
-    let mut diagnostics = diagnostic_lines(&corpus);
-    if corpus.rollouts.is_empty() {
-        return Err(nothing_read(
-            &diagnostics,
-            "no valid rollout was read; nothing to search",
-        ));
-    }
+    let (inputs, corpus, summary, mut diagnostics) =
+        read_for_caller(inputs, &args.import, "nothing to search")?;
     let page = search_corpus(&corpus, &summary, &inputs, &query)?;
     for (index, e) in &page.unreadable {
         let r = &corpus.rollouts[*index];
