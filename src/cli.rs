@@ -123,6 +123,11 @@ struct SearchArgs {
     /// same for any number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// Read every rollout's texts into a search index first, then search the index (what the
+    /// browser's worker does, so that its later searches need not read again): the same hits;
+    /// for tests and benchmarks of the index.
+    #[arg(long, hide = true)]
+    indexed: bool,
     /// No progress output.
     #[arg(long, short)]
     quiet: bool,
@@ -1649,6 +1654,42 @@ pub fn search_corpus(
     Ok(pager.finish())
 }
 
+/// The search index of `corpus` ([`crate::search::SearchIndex`]), its rollouts read back from
+/// `inputs` on the thread pool in fixed chunks, added in corpus order.
+pub fn index_corpus(
+    corpus: &crate::rollout::Corpus,
+    summary: &crate::formats::ImportSummary,
+    inputs: &[Input],
+) -> crate::search::SearchIndex {
+    use crate::search::{rollout_texts, ByteSource, Field, SearchIndexBuilder};
+    let memory: std::collections::HashMap<String, &[u8]> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
+            Input::Path(_) => None,
+        })
+        .collect();
+    let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
+    let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
+    let mut builder = SearchIndexBuilder::new();
+    crate::parallel::map_each(
+        &chunks,
+        |chunk| {
+            let mut source = InputSource::new(&memory);
+            chunk
+                .iter()
+                .map(|&i| {
+                    source
+                        .read(corpus, i)
+                        .map(|b| rollout_texts(corpus, summary, i, &b, Field::All))
+                })
+                .collect::<Vec<_>>()
+        },
+        |texts| texts.into_iter().for_each(|t| builder.add(t)),
+    );
+    builder.finish()
+}
+
 /// A hit as a line: condition, task, trial, step, field, the snippet with its match marked.
 fn hit_line(h: &crate::search::Hit) -> String {
     let chars: Vec<char> = h.text.chars().collect();
@@ -1698,7 +1739,25 @@ fn search(args: SearchArgs) -> Result<u8> {
     let read = started.elapsed();
     progress.show(&format!("searching {} rollouts", corpus.rollouts.len()));
     let searching = Instant::now();
-    let page = search_corpus(&corpus, &summary, &inputs, &query)?;
+    let page = if args.indexed {
+        let index = index_corpus(&corpus, &summary, &inputs);
+        let (texts, bytes, kept) = index.size();
+        let indexed = searching.elapsed();
+        let page = index.search(&corpus, &query)?;
+        if !args.quiet {
+            eprintln!(
+                "prefix-exec: indexed {texts} texts ({:.1} MB, {:.1} MB kept) in {:.3} s, \
+                 searched the index in {:.3} s",
+                bytes as f64 / 1e6,
+                kept as f64 / 1e6,
+                indexed.as_secs_f64(),
+                (searching.elapsed() - indexed).as_secs_f64()
+            );
+        }
+        page
+    } else {
+        search_corpus(&corpus, &summary, &inputs, &query)?
+    };
     let searched = searching.elapsed();
     progress.done();
     let mut out = std::io::stdout().lock();

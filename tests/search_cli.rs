@@ -254,3 +254,41 @@ fn hits_do_not_depend_on_threads_and_bad_patterns_fail() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_index_gives_the_hits_a_reading_gives_on_every_released_run() {
+    let shared = Path::new(SHARED);
+    if !shared.is_dir() {
+        println!("skipped: shared data not found at {SHARED}");
+        return;
+    }
+    for (pattern, field) in [
+        ("e", "all"),
+        ("error|not found|invalid", "error"),
+        ("^(get|send)_", "tool"),
+        ("\"[a-z_]+\":\\s*\\d", "args"),
+        ("please|sorry", "message"),
+    ] {
+        let args = |indexed: bool| -> Vec<&str> {
+            let mut a = vec!["search", ".", "--json", "-q", "--query", pattern];
+            a.extend(["--field", field, "--limit", "5000"]);
+            if indexed {
+                a.push("--indexed");
+            }
+            a
+        };
+        let read = run(shared, &args(false));
+        let indexed = run(shared, &args(true));
+        assert!(
+            read.status.success(),
+            "{}",
+            String::from_utf8_lossy(&read.stderr)
+        );
+        assert!(read.stdout.len() > 1000, "{pattern}: few hits");
+        assert!(
+            read.stdout == indexed.stdout,
+            "{pattern} in {field}: the index's hits differ from a reading's"
+        );
+        assert_eq!(read.stderr, indexed.stderr, "{pattern} in {field}");
+    }
+}

@@ -293,6 +293,14 @@ pub enum FromWorker {
         batch: usize,
         errors: Vec<Option<String>>,
     },
+    /// The search index of the loaded rollouts (built in the background after a computation):
+    /// `done` of `total` rollouts read, and where it stands.
+    SearchIndex {
+        job: u32,
+        done: usize,
+        total: usize,
+        outcome: IndexOutcome,
+    },
     /// The page of hits of a `Search` (the query echoed, so the page knows what it answers),
     /// or why the pattern cannot be searched for; `ms`: the worker's time on it.
     SearchPage {
@@ -416,4 +424,21 @@ pub enum PoolReply {
     },
     #[serde(other)]
     Other,
+}
+
+/// Where the worker's search index stands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum IndexOutcome {
+    Building,
+    /// Built in `ms`: `texts` texts of `bytes` bytes, `kept` bytes once each.
+    Ready {
+        ms: f64,
+        texts: u64,
+        bytes: u64,
+        kept: u64,
+    },
+    /// Its texts passed `budget` bytes: each search reads every rollout back.
+    TooLarge {
+        budget: u64,
+    },
 }

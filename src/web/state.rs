@@ -171,6 +171,8 @@ pub struct Results {
     pub search: RwSignal<Option<SearchAnswer>>,
     /// A search is on its way to the worker or running there.
     pub searching: RwSignal<bool>,
+    /// The worker's search index: (rollouts read, of, where it stands).
+    pub search_index: RwSignal<Option<(usize, usize, super::protocol::IndexOutcome)>>,
 }
 
 /// A search's answer: the query it answers, its page of hits or why it cannot run, and the
@@ -222,6 +224,7 @@ impl Session {
             kept: RwSignal::new(None),
             search: RwSignal::new(None),
             searching: RwSignal::new(false),
+            search_index: RwSignal::new(None),
         };
         Session {
             files: RwSignal::new(Vec::new()),
@@ -579,6 +582,7 @@ impl Session {
         // Hits name corpus indices, which a new computation renumbers.
         results.search.set(None);
         results.searching.set(false);
+        results.search_index.set(None);
         // A file from a dropped or picked folder keeps its relative path: some formats pair
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
@@ -916,6 +920,12 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
             results.pair_tasks.set(Some(result))
         }
         FromWorker::StepsOf { job, items } if job == current => results.pair_steps.set(items),
+        FromWorker::SearchIndex {
+            job,
+            done,
+            total,
+            outcome,
+        } if job == current => results.search_index.set(Some((done, total, outcome))),
         FromWorker::SearchPage {
             job,
             query,

@@ -148,7 +148,31 @@ thread_local! {
     static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
     static CURRENT_JOB: RefCell<u32> = const { RefCell::new(0) };
     static ARRIVING: RefCell<Arriving> = RefCell::new(Arriving::default());
+    /// Which corpus is loaded: a number counted up each time a computation replaces it (a
+    /// rescore keeps it, and so keeps its search index).
+    static LOADED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    static INDEX: RefCell<Indexing> = const { RefCell::new(Indexing::None) };
 }
+
+/// The search index of the loaded corpus ([`crate::search::SearchIndex`]): built in the
+/// background once a computation's report is out, then what every search matches.
+enum Indexing {
+    None,
+    /// Being built for corpus `corpus`.
+    Building {
+        corpus: u32,
+    },
+    Ready {
+        corpus: u32,
+        index: std::rc::Rc<crate::search::SearchIndex>,
+    },
+    /// Its texts passed [`INDEX_BUDGET`]: searches read the rollouts back each time.
+    TooLarge,
+}
+
+/// The most text bytes a search index keeps (texts held many times count once); past it the
+/// index is dropped and each search reads every rollout back, as it did before there was one.
+const INDEX_BUDGET: usize = 512 << 20;
 
 /// The files of the job being computed, as their batches arrive ([`ToWorker::MoreFiles`]), and
 /// the computation waiting for the next batch, if it is.
@@ -542,6 +566,9 @@ fn on_message(event: MessageEvent) {
             settings,
         } => {
             CURRENT_JOB.with(|j| *j.borrow_mut() = job);
+            // The corpus is about to be replaced: a search index being built for it stops.
+            LOADED.with(|l| l.set(l.get() + 1));
+            INDEX.with(|i| *i.borrow_mut() = Indexing::None);
             ARRIVING.with(|a| {
                 *a.borrow_mut() = Arriving {
                     job,
@@ -553,6 +580,11 @@ fn on_message(event: MessageEvent) {
                 match compute(job, &names, &options, &settings).await {
                     Ok(msg) => post(&msg),
                     Err(message) => post(&FromWorker::Failed { job, message }),
+                }
+                // Searches match an index of every rollout's texts, read now, in the
+                // background, while the report is looked at.
+                if CURRENT_JOB.with(|j| *j.borrow()) == job {
+                    build_index(LOADED.with(|l| l.get())).await;
                 }
             });
         }
@@ -1007,6 +1039,8 @@ async fn compute(
     let scored = score(&mut state, &settings, reading).await;
     // The corpus is kept even when the filter failed: the page rescores it with another.
     STATE.with(|s| *s.borrow_mut() = Some(state));
+    LOADED.with(|l| l.set(l.get() + 1));
+    INDEX.with(|i| *i.borrow_mut() = Indexing::None);
     let (json, workers, kept) = scored?;
     // The pool counts when it read lines ahead, even without a bootstrap.
     let workers = if read_ahead > 0 {
@@ -1147,24 +1181,25 @@ const SEARCH_AHEAD: usize = 128;
 /// The bytes of a batch of a search's rollouts: started reads (a rollout that is its file's
 /// only one: a ToolSandbox scenario, a tau2 directory's) or `None` (read in turn, as the viewer
 /// does: a slice of a file read whole once, an archive's member).
-type Reads = Vec<(usize, u32, Option<wasm_bindgen_futures::JsFuture>)>;
+type Reads = Vec<(usize, Option<wasm_bindgen_futures::JsFuture>)>;
 
-/// One page of hits over the loaded rollouts, each re-read through its source as the viewer
-/// reads it ([`rollout_bytes`]), with the time spent waiting for bytes. The reads of the next
-/// [`SEARCH_AHEAD`] rollouts are in flight while a batch is matched: a read of one small file
-/// costs about 0.7 ms of waiting when asked synchronously, more than matching it does.
-async fn search(
-    query: &crate::search::SearchQuery,
-) -> (Result<crate::search::SearchPage, String>, f64) {
-    let job = CURRENT_JOB.with(|j| *j.borrow());
-    let prepared = STATE.with(|s| {
+/// Reads the bytes of rollouts `order` in that order, as the viewer reads them
+/// ([`rollout_bytes`]), and hands each to `each` with the loaded state; the time spent waiting
+/// for bytes. The reads of the next [`SEARCH_AHEAD`] rollouts are in flight while a batch is
+/// handed over: a read of one small file costs about 0.7 ms of waiting when asked
+/// synchronously, more than matching it does. Between batches the worker answers other
+/// messages. An error when the corpus was replaced meanwhile (`corpus`: the [`LOADED`] number
+/// it was read for) or is not loaded.
+async fn read_in_order(
+    corpus: u32,
+    order: &[usize],
+    mut each: impl FnMut(&State, usize, Result<Vec<u8>, String>),
+) -> Result<f64, String> {
+    let changed = || "the loaded files changed during the search: search again".to_string();
+    // Rollouts per dropped file: a file holding one is read on its own, ahead.
+    let per_file = STATE.with(|s| {
         let s = s.borrow();
-        let state = s.as_ref().ok_or("nothing is loaded")?;
-        let searcher = crate::search::Searcher::new(query).map_err(|e| e.to_string())?;
-        let candidates = searcher
-            .candidates(&state.corpus)
-            .map_err(|e| e.to_string())?;
-        // Rollouts per dropped file: a file holding one is read on its own, ahead.
+        let state = s.as_ref()?;
         let mut per_file = vec![0u32; state.files.len()];
         for r in &state.corpus.rollouts {
             if let Some(&o) = state.origin.get(r.source.file as usize) {
@@ -1173,18 +1208,15 @@ async fn search(
                 }
             }
         }
-        Ok::<_, String>((searcher, candidates, per_file))
+        Some(per_file)
     });
-    let (searcher, candidates, per_file) = match prepared {
-        Ok(p) => p,
-        Err(e) => return (Err(e), 0.0),
-    };
-    let start_reads = |batch: &[(usize, u32)]| -> Reads {
+    let per_file = per_file.ok_or("nothing is loaded")?;
+    let start_reads = |batch: &[usize]| -> Reads {
         STATE.with(|s| {
             let s = s.borrow();
             batch
                 .iter()
-                .map(|&(index, trial)| {
+                .map(|&index| {
                     let read = s.as_ref().and_then(|state| {
                         let r = state.corpus.rollouts.get(index)?;
                         let input = state.corpus.files.get(r.source.file as usize)?;
@@ -1200,63 +1232,220 @@ async fn search(
                             .ok()?;
                         Some(wasm_bindgen_futures::JsFuture::from(blob.array_buffer()))
                     });
-                    (index, trial, read)
+                    (index, read)
                 })
                 .collect()
         })
     };
-    let mut pager = crate::search::Pager::new(query, candidates.len());
     let mut whole: WholeFile = None;
     let mut read_ms = 0.0;
-    let mut batches = candidates.chunks(SEARCH_AHEAD);
+    let mut batches = order.chunks(SEARCH_AHEAD);
     let mut next = batches.next().map(start_reads);
     while let Some(batch) = next.take() {
         next = batches.next().map(start_reads);
         let mut bytes = Vec::with_capacity(batch.len());
         let waited = now();
-        for (index, trial, read) in batch {
+        let mut awaited = false;
+        for (index, read) in batch {
             let got = match read {
-                Some(read) => Some(
-                    read.await
-                        .map(|b| js_sys::Uint8Array::new(&b).to_vec())
-                        .map_err(|_| "cannot read its file (was it moved or deleted?)".to_string()),
-                ),
+                Some(read) => {
+                    awaited = true;
+                    Some(
+                        read.await
+                            .map(|b| js_sys::Uint8Array::new(&b).to_vec())
+                            .map_err(|_| {
+                                "cannot read its file (was it moved or deleted?)".to_string()
+                            }),
+                    )
+                }
                 None => None,
             };
-            bytes.push((index, trial, got));
+            bytes.push((index, got));
+        }
+        if !awaited {
+            // Nothing was awaited: let the page's other messages (a rollout's steps) in.
+            pause(0).await;
         }
         read_ms += now() - waited;
-        // A computation that finished meanwhile replaced the corpus these indices name.
-        if CURRENT_JOB.with(|j| *j.borrow()) != job {
-            return (
-                Err("the loaded files changed during the search: search again".to_string()),
-                read_ms,
-            );
+        // A computation that finished meanwhile replaced the corpus these indices name; a
+        // rescore has the state out while it scores (the same corpus): wait for it.
+        loop {
+            if LOADED.with(|l| l.get()) != corpus {
+                return Err(changed());
+            }
+            if STATE.with(|s| s.borrow().is_some()) {
+                break;
+            }
+            pause(20).await;
         }
-        let done = STATE.with(|s| {
+        STATE.with(|s| {
             let s = s.borrow();
-            let Some(state) = s.as_ref() else {
-                return false;
-            };
-            for (index, trial, got) in bytes {
+            let Some(state) = s.as_ref() else { return };
+            for (index, got) in bytes {
                 let got = got.unwrap_or_else(|| {
                     let waited = now();
                     let b = rollout_bytes(state, index, Some(&mut whole));
                     read_ms += now() - waited;
                     b
                 });
-                let result = got.and_then(|b| {
-                    searcher.search_rollout(&state.corpus, &state.summary, index, &b)
-                });
-                pager.add(&state.corpus, index, trial, result);
+                each(state, index, got);
             }
-            true
         });
-        if !done {
-            return (Err("nothing is loaded".to_string()), read_ms);
+    }
+    Ok(read_ms)
+}
+
+/// Waits `ms` milliseconds (at least a turn of the worker's event loop).
+async fn pause(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Minimum time between the index's progress messages.
+const INDEX_PROGRESS_MS: f64 = 250.0;
+
+/// Builds the search index of corpus `corpus` (the [`LOADED`] number) unless it is built or
+/// being built, posting its progress; dropped when the corpus is replaced meanwhile or when
+/// its texts pass [`INDEX_BUDGET`].
+async fn build_index(corpus: u32) {
+    let started = now();
+    let fresh = INDEX.with(|i| {
+        let mut i = i.borrow_mut();
+        let fresh = matches!(*i, Indexing::None);
+        if fresh {
+            *i = Indexing::Building { corpus };
+        }
+        fresh
+    });
+    if !fresh {
+        return;
+    }
+    let total = STATE.with(|s| s.borrow().as_ref().map_or(0, |st| st.corpus.rollouts.len()));
+    let progress = |done: usize, outcome: super::protocol::IndexOutcome| {
+        post(&FromWorker::SearchIndex {
+            job: CURRENT_JOB.with(|j| *j.borrow()),
+            done,
+            total,
+            outcome,
+        })
+    };
+    progress(0, super::protocol::IndexOutcome::Building);
+    let mut builder = crate::search::SearchIndexBuilder::new();
+    let mut last = now();
+    let mut too_large = false;
+    let order: Vec<usize> = (0..total).collect();
+    let read = read_in_order(corpus, &order, |state, index, bytes| {
+        if too_large {
+            return;
+        }
+        builder.add(bytes.map(|b| {
+            crate::search::rollout_texts(
+                &state.corpus,
+                &state.summary,
+                index,
+                &b,
+                crate::search::Field::All,
+            )
+        }));
+        too_large = builder.unique_bytes() > INDEX_BUDGET;
+        if now() - last >= INDEX_PROGRESS_MS {
+            last = now();
+            progress(builder.rollouts(), super::protocol::IndexOutcome::Building);
+        }
+    })
+    .await;
+    if read.is_err() || LOADED.with(|l| l.get()) != corpus {
+        // Another corpus replaced this one: its own build has started (or will).
+        return;
+    }
+    let outcome = if too_large {
+        INDEX.with(|i| *i.borrow_mut() = Indexing::TooLarge);
+        super::protocol::IndexOutcome::TooLarge {
+            budget: INDEX_BUDGET as u64,
+        }
+    } else {
+        let index = builder.finish();
+        let (texts, bytes, kept) = index.size();
+        INDEX.with(|i| {
+            *i.borrow_mut() = Indexing::Ready {
+                corpus,
+                index: std::rc::Rc::new(index),
+            }
+        });
+        super::protocol::IndexOutcome::Ready {
+            ms: now() - started,
+            texts: texts as u64,
+            bytes: bytes as u64,
+            kept: kept as u64,
+        }
+    };
+    progress(total, outcome);
+}
+
+/// One page of hits over the loaded rollouts, with the time spent waiting for bytes: matched
+/// against the search index, waiting for it if it is being built; read back rollout by rollout
+/// ([`read_in_order`]) when there is none.
+async fn search(
+    query: &crate::search::SearchQuery,
+) -> (Result<crate::search::SearchPage, String>, f64) {
+    let corpus = LOADED.with(|l| l.get());
+    loop {
+        if LOADED.with(|l| l.get()) != corpus {
+            let e = "the loaded files changed during the search: search again";
+            return (Err(e.to_string()), 0.0);
+        }
+        let index = INDEX.with(|i| match &*i.borrow() {
+            Indexing::Ready { corpus: c, index } if *c == corpus => Some(Some(index.clone())),
+            Indexing::Building { corpus: c, .. } if *c == corpus => None,
+            _ => Some(None),
+        });
+        match index {
+            // Being built: its progress is on the page.
+            None => pause(50).await,
+            Some(Some(index)) => {
+                let page = STATE.with(|s| {
+                    let s = s.borrow();
+                    let state = s.as_ref().ok_or("nothing is loaded")?;
+                    index
+                        .search(&state.corpus, query)
+                        .map_err(|e| e.to_string())
+                });
+                match page {
+                    Err(e) if e == "nothing is loaded" => pause(20).await,
+                    page => return (page, 0.0),
+                }
+            }
+            Some(None) => break,
         }
     }
-    (Ok(pager.finish()), read_ms)
+    let prepared = STATE.with(|s| {
+        let s = s.borrow();
+        let state = s.as_ref().ok_or("nothing is loaded")?;
+        let searcher = crate::search::Searcher::new(query).map_err(|e| e.to_string())?;
+        let candidates = searcher
+            .candidates(&state.corpus)
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>((searcher, candidates))
+    });
+    let (searcher, candidates) = match prepared {
+        Ok(p) => p,
+        Err(e) => return (Err(e), 0.0),
+    };
+    let trials: std::collections::HashMap<usize, u32> = candidates.iter().copied().collect();
+    let order: Vec<usize> = candidates.iter().map(|&(i, _)| i).collect();
+    let mut pager = crate::search::Pager::new(query, candidates.len());
+    let read = read_in_order(corpus, &order, |state, index, bytes| {
+        let result =
+            bytes.and_then(|b| searcher.search_rollout(&state.corpus, &state.summary, index, &b));
+        pager.add(&state.corpus, index, trials[&index], result);
+    })
+    .await;
+    match read {
+        Ok(read_ms) => (Ok(pager.finish()), read_ms),
+        Err(e) => (Err(e), 0.0),
+    }
 }
 
 /// The bytes at rollout `index`'s source: a slice of its dropped file, or of its archive

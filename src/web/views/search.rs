@@ -9,6 +9,7 @@ use super::dom::target_value;
 use super::report;
 use crate::browse::{Outcome, RolloutKey};
 use crate::search::{Field, Hit, SearchQuery};
+use crate::web::protocol::IndexOutcome;
 use crate::web::state::{SearchAnswer, Session, Status};
 use crate::web::view_state::ViewState;
 
@@ -180,6 +181,55 @@ pub fn SearchPanel() -> impl IntoView {
         })
     };
     let ready = move || matches!(results.status.get(), Status::Ready { .. });
+    let index = move || {
+        let (done, total, outcome) = results.search_index.get()?;
+        let mb = |b: u64| b as f64 / 1e6;
+        let (state, text, ms) = match outcome {
+            IndexOutcome::Building => (
+                "building",
+                format!(
+                    "Reading every rollout's texts for search: {done} of {total} (a search \
+                     waits for this, then answers from it)…"
+                ),
+                None,
+            ),
+            IndexOutcome::Ready {
+                ms,
+                texts,
+                bytes,
+                kept,
+            } => (
+                "ready",
+                format!(
+                    "Searches answer from an index of {total} rollouts' {texts} texts \
+                     ({:.1} MB; {:.1} MB kept, texts held many times once), read in {:.1} s.",
+                    mb(bytes),
+                    mb(kept),
+                    ms / 1000.0
+                ),
+                Some(ms),
+            ),
+            IndexOutcome::TooLarge { budget } => (
+                "too-large",
+                format!(
+                    "The rollouts' texts pass {:.0} MB, more than the search index keeps: each \
+                     search reads every rollout back (slower).",
+                    mb(budget)
+                ),
+                None,
+            ),
+        };
+        Some(view! {
+            <p
+                class="hint"
+                data-testid="search-index"
+                data-state=state
+                data-ms=ms.map(|m| format!("{m:.0}")).unwrap_or_default()
+            >
+                {text}
+            </p>
+        })
+    };
     view! {
         <details class="search-panel" data-testid="search-panel" open>
             <summary>"Search every rollout"</summary>
@@ -225,6 +275,7 @@ pub fn SearchPanel() -> impl IntoView {
                     {move || if results.searching.get() { "Searching…" } else { "Search" }}
                 </button>
             </form>
+            {index}
             {error}
             {hits}
         </details>

@@ -57,6 +57,9 @@ use regex_lite as pattern;
 use crate::formats::ImportSummary;
 use crate::rollout::Corpus;
 
+mod index;
+pub use index::{SearchIndex, SearchIndexBuilder};
+
 /// What a search looks at.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -293,58 +296,24 @@ impl Searcher {
         index: usize,
         bytes: &[u8],
     ) -> Result<Vec<RolloutHit>, String> {
-        let mut hits = Vec::new();
-        if [Field::Tool, Field::Args, Field::Error]
+        let texts = rollout_texts(corpus, summary, index, bytes, self.field);
+        let steps = texts.steps?;
+        let steps = steps.iter().map(|(s, f, t)| (Some(*s), *f, t.as_str()));
+        let messages = texts
+            .messages
             .iter()
-            .any(|&f| self.field.includes(f))
-        {
-            let line = summary.rollout_line(corpus, index, bytes)?;
-            let steps = crate::browse::parse_steps(&line)?;
-            for s in steps {
-                let mut look = |field: Field, text: Option<&str>| {
-                    if let Some(hit) = text.and_then(|t| self.find(t)) {
-                        hits.push(RolloutHit {
-                            step: Some(s.depth),
-                            field,
-                            ..hit
-                        });
-                    }
-                };
-                if self.field.includes(Field::Tool) {
-                    // The agent's name for the tool too, where it differs: one hit at most.
-                    let names = match (&s.tool, &s.agent_tool) {
-                        (Some(t), Some(a)) if t != a => Some(format!("{t} ({a})")),
-                        (Some(t), _) => Some(t.clone()),
-                        (None, a) => a.clone(),
-                    };
-                    look(Field::Tool, names.as_deref());
-                }
-                if self.field.includes(Field::Args) {
-                    look(Field::Args, s.args.as_deref());
-                }
-                if self.field.includes(Field::Error) && !s.executable {
-                    look(Field::Error, s.error.as_deref());
-                }
-            }
-        }
-        if self.field.includes(Field::Message) {
-            let mut texts = Vec::new();
-            // Bytes that are not JSON (they were read as a line of a format that is) hold no
-            // messages this can find: nothing to add, and nothing lost that the steps hold.
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
-                message_texts(&value, &mut texts, 0);
-            }
-            for t in texts {
-                if let Some(hit) = self.find(&t) {
-                    hits.push(RolloutHit {
-                        step: None,
-                        field: Field::Message,
-                        ..hit
-                    });
-                }
-            }
-        }
-        Ok(hits)
+            .map(|t| (None, Field::Message, t.as_str()));
+        Ok(steps
+            .chain(messages)
+            .filter_map(|(step, field, text)| {
+                self.find(text).map(|hit| RolloutHit { step, field, ..hit })
+            })
+            .collect())
+    }
+
+    /// Whether `text` holds a match.
+    fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
     }
 
     /// The first match in `text` as a snippet, with the number of matches.
@@ -360,6 +329,69 @@ impl Searcher {
             matches,
         })
     }
+}
+
+/// The texts a search looks at in one rollout, in result order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RolloutTexts {
+    /// (1-based step, field, text) of each step's tool names, arguments and — for a call that
+    /// did not execute — reply, step by step; why the steps could not be read, if they could
+    /// not (the rollout is then unreadable to a search of those fields).
+    pub steps: Result<Vec<(usize, Field, String)>, String>,
+    /// The messages' texts, in document order.
+    pub messages: Vec<String>,
+}
+
+/// The texts of `field` in rollout `index`, from the bytes at its source: its steps as the
+/// rollout viewer reads them ([`ImportSummary::rollout_line`], [`crate::browse::parse_steps`])
+/// and its messages ([`Field::Message`]). Fields not asked for are not read (empty).
+pub fn rollout_texts(
+    corpus: &Corpus,
+    summary: &ImportSummary,
+    index: usize,
+    bytes: &[u8],
+    field: Field,
+) -> RolloutTexts {
+    let steps = if [Field::Tool, Field::Args, Field::Error]
+        .iter()
+        .any(|&f| field.includes(f))
+    {
+        summary
+            .rollout_line(corpus, index, bytes)
+            .and_then(|line| crate::browse::parse_steps(&line))
+            .map(|steps| {
+                let mut out = Vec::new();
+                for s in steps {
+                    if field.includes(Field::Tool) {
+                        // The agent's name for the tool too, where it differs: one text.
+                        let names = match (&s.tool, &s.agent_tool) {
+                            (Some(t), Some(a)) if t != a => Some(format!("{t} ({a})")),
+                            (Some(t), _) => Some(t.clone()),
+                            (None, a) => a.clone(),
+                        };
+                        out.extend(names.map(|n| (s.depth, Field::Tool, n)));
+                    }
+                    if field.includes(Field::Args) {
+                        out.extend(s.args.map(|a| (s.depth, Field::Args, a)));
+                    }
+                    if field.includes(Field::Error) && !s.executable {
+                        out.extend(s.error.map(|e| (s.depth, Field::Error, e)));
+                    }
+                }
+                out
+            })
+    } else {
+        Ok(Vec::new())
+    };
+    let mut messages = Vec::new();
+    if field.includes(Field::Message) {
+        // Bytes that are not JSON (they were read as a line of a format that is) hold no
+        // messages this can find: nothing to add, and nothing lost that the steps hold.
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            message_texts(&value, &mut messages, 0);
+        }
+    }
+    RolloutTexts { steps, messages }
 }
 
 /// `text` cut to [`SNIPPET_CONTEXT`] characters each side of bytes `start..end`, with the
@@ -477,16 +509,30 @@ impl Pager {
         trial: u32,
         result: Result<Vec<RolloutHit>, String>,
     ) {
-        let hits = match result {
-            Ok(hits) => hits,
-            Err(e) => {
-                self.page.unreadable_total += 1;
-                if self.page.unreadable.len() < MAX_UNREADABLE {
-                    self.page.unreadable.push((index, e));
-                }
-                return;
-            }
-        };
+        match result {
+            Ok(hits) => self.add_lazy(corpus, index, trial, hits, |h| h),
+            Err(e) => self.unreadable(index, e),
+        }
+    }
+
+    /// A candidate that could not be read, and why.
+    pub fn unreadable(&mut self, index: usize, why: String) {
+        self.page.unreadable_total += 1;
+        if self.page.unreadable.len() < MAX_UNREADABLE {
+            self.page.unreadable.push((index, why));
+        }
+    }
+
+    /// A candidate's hits, in result order, each made into a [`RolloutHit`] (its snippet cut)
+    /// only when it is on the page: a pattern that matches everywhere costs a count elsewhere.
+    pub fn add_lazy<T>(
+        &mut self,
+        corpus: &Corpus,
+        index: usize,
+        trial: u32,
+        hits: impl IntoIterator<Item = T>,
+        mut make: impl FnMut(T) -> RolloutHit,
+    ) {
         let r = &corpus.rollouts[index];
         for h in hits {
             let n = self.page.total;
@@ -494,6 +540,7 @@ impl Pager {
             if n < self.page.offset || n - self.page.offset >= self.limit {
                 continue;
             }
+            let h = make(h);
             let (dataset, model, method) = corpus.condition_names(r.condition);
             self.page.hits.push(Hit {
                 dataset: dataset.to_string(),
@@ -670,6 +717,110 @@ mod tests {
         query.conditions = vec![("d".into(), "nobody".into(), "x".into())];
         let e = search(&corpus, &summary, &query, &mut source).unwrap_err();
         assert_eq!(e.to_string(), "no condition d: nobody · x was loaded");
+    }
+
+    /// The index of `LINES` (rollout 0 unreadable with `broken`, rollout 2's steps unreadable).
+    fn index_of(corpus: &Corpus, summary: &ImportSummary, broken: bool) -> SearchIndex {
+        let lines: Vec<&str> = LINES.lines().collect();
+        let mut b = SearchIndexBuilder::new();
+        for i in 0..corpus.rollouts.len() {
+            b.add(match (broken, i) {
+                (true, 0) => Err("the file is gone".to_string()),
+                (true, 2) => Ok(RolloutTexts {
+                    steps: Err("no steps".to_string()),
+                    messages: vec!["a tmp message".into()],
+                }),
+                _ => {
+                    let line = lines[corpus.rollouts[i].source.line as usize - 1];
+                    Ok(rollout_texts(
+                        corpus,
+                        summary,
+                        i,
+                        line.as_bytes(),
+                        Field::All,
+                    ))
+                }
+            });
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn the_index_gives_the_pages_a_reading_gives() {
+        let (corpus, summary) = read();
+        let lines: Vec<&str> = LINES.lines().collect();
+        for broken in [false, true] {
+            let index = index_of(&corpus, &summary, broken);
+            assert_eq!(index.rollouts(), 3);
+            let mut source = |c: &Corpus, i: usize| match (broken, i) {
+                (true, 0) => Err("the file is gone".to_string()),
+                _ => Ok(lines[c.rollouts[i].source.line as usize - 1]
+                    .as_bytes()
+                    .to_vec()),
+            };
+            for pattern in [
+                "tmp",
+                "(?-i)TMP",
+                "t",
+                "such",
+                "^ls$",
+                "nothing here",
+                "(tmp",
+            ] {
+                for (_, field) in Field::NAMES {
+                    for (offset, limit) in [(0, usize::MAX), (1, 2), (4, 1), (9, 3)] {
+                        let query = SearchQuery {
+                            pattern: pattern.into(),
+                            field,
+                            offset,
+                            limit,
+                            ..SearchQuery::default()
+                        };
+                        // What a reading finds where rollout 0 cannot be read and rollout
+                        // 2's steps cannot be parsed (its messages can).
+                        let read = Searcher::new(&query).and_then(|searcher| {
+                            let candidates = searcher.candidates(&corpus)?;
+                            let mut pager = Pager::new(&query, candidates.len());
+                            for &(i, trial) in &candidates {
+                                let hits = match (broken, i) {
+                                    (true, 0) => Err("the file is gone".to_string()),
+                                    (true, 2) if field != Field::Message => {
+                                        Err("no steps".to_string())
+                                    }
+                                    (true, 2) => Ok(searcher
+                                        .find("a tmp message")
+                                        .map(|h| RolloutHit {
+                                            field: Field::Message,
+                                            ..h
+                                        })
+                                        .into_iter()
+                                        .collect()),
+                                    _ => source(&corpus, i).and_then(|b| {
+                                        searcher.search_rollout(&corpus, &summary, i, &b)
+                                    }),
+                                };
+                                pager.add(&corpus, i, trial, hits);
+                            }
+                            Ok(pager.finish())
+                        });
+                        if !broken {
+                            assert_eq!(read, search(&corpus, &summary, &query, &mut source));
+                        }
+                        assert_eq!(
+                            index.search(&corpus, &query),
+                            read,
+                            "{pattern} in {field:?}, {offset}+{limit}, broken {broken}"
+                        );
+                    }
+                }
+            }
+        }
+        // Texts held twice are kept once: "tmp listed" is one text; the step field texts of
+        // the three rollouts and the one message.
+        let index = index_of(&corpus, &summary, false);
+        let (texts, bytes, kept) = index.size();
+        assert_eq!(texts, 8);
+        assert!(kept <= bytes);
     }
 
     #[test]
