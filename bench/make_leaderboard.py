@@ -7,13 +7,17 @@ differ in content, not only in bytes, so that no cache or memo answers one copy 
   summary's ALL_CATEGORIES mean recomputed from the rows, as the harness writes it);
 - error texts: every `tool_call_exception` names its copy and call (`… [run 3, call 17]`), and a
   share of the accepted calls are made to fail with a drawn error, so first-error depths move;
-- arguments: the first string value of each call's parameters gets the copy's suffix.
+- arguments: the first string value of each call's parameters gets the copy's suffix;
+- with --vary-messages (the search benchmarks): the conversation, every message between the
+  agent and the user, gets the copy's suffix too, so that a search index cannot keep one
+  copy's messages for all (only the system prompts and the tools' replies stay shared, as they
+  are between real agents run on one benchmark).
 
 Every file also ends with copy i's i + 1 trailing newlines, so no two copies share a file's
 bytes (a scenario without calls has nothing to vary). Draws are seeded per copy: the same command
 always writes the same folder.
 
-    python3 bench/make_leaderboard.py SRC_RUN_DIR OUT_DIR [--copies 15]
+    python3 bench/make_leaderboard.py SRC_RUN_DIR OUT_DIR [--copies 15] [--vary-messages]
 """
 import argparse
 import json
@@ -45,12 +49,15 @@ def vary_summary(data, rng, i):
     return json.dumps(s, indent=2).encode()
 
 
-def vary_context(data, rng, i):
+def vary_context(data, rng, i, messages=False):
     d = json.loads(data)
     rows = d.get("_dbs", {}).get("SANDBOX", [])
     for k, row in enumerate(rows):
         if not isinstance(row, dict):
             continue
+        if messages and {row.get("sender"), row.get("recipient")} == {"AGENT", "USER"}:
+            if isinstance(row.get("content"), str):
+                row["content"] += f" (run {i})"
         if row.get("sender") == "AGENT" and row.get("recipient") == "EXECUTION_ENVIRONMENT":
             content = row.get("content")
             if isinstance(content, str):
@@ -72,6 +79,7 @@ def main() -> int:
     p.add_argument("src", help="a ToolSandbox run folder (result_summary.json + trajectories/)")
     p.add_argument("out")
     p.add_argument("--copies", type=int, default=15)
+    p.add_argument("--vary-messages", action="store_true")
     a = p.parse_args()
     if not os.path.isfile(os.path.join(a.src, "result_summary.json")):
         print(f"{a.src}: not a ToolSandbox run folder", file=sys.stderr)
@@ -93,7 +101,7 @@ def main() -> int:
                 if n == "result_summary.json":
                     data = vary_summary(data, rng, i)
                 elif n == "execution_context.json":
-                    data = vary_context(data, rng, i)
+                    data = vary_context(data, rng, i, a.vary_messages)
                 # A file no draw changed (a scenario without calls) must still differ.
                 data += tail
                 with open(os.path.join(dest, n), "wb") as f:

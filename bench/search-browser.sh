@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The browser figure of bench/search.sh (issue #30's search, target ≤ 3 s once loaded): the
-# 15-run ToolSandbox leaderboard (bench/make_leaderboard.py: ≈ 15,500 rollouts in ≈ 31,000
-# files, built once under bench/out/) picked as one folder in headless Chromium, then the same
+# 15-run ToolSandbox leaderboard (bench/make_leaderboard.py --vary-messages: copies differing
+# in content, their conversations too; ≈ 15,500 rollouts in ≈ 31,000 files, built once under
+# bench/out/) picked as one folder in headless Chromium, then the same
 # queries as bench/search.sh run from the Rollouts tab's search box (bench/search-browser.mjs):
 # the time from the click to the hits, the median of --runs. Uses the release build in dist/
 # (built when missing). Prints the load average beside the figures: take them on a quiet
@@ -22,9 +23,9 @@ while [ $# -gt 0 ]; do
 done
 run=../shared/data/released-runs/toolsandbox/agent_openai/gpt-4.1_user_openai/gpt-4o-20240806_08_13_2025_00_17_37
 [ -f "$run/result_summary.json" ] || { echo "shared run not found at $run" >&2; exit 1; }
-out="bench/out/leaderboard-v2-x$copies"
+out="bench/out/leaderboard-v3-x$copies"
 if [ ! -d "$out" ]; then
-  python3 bench/make_leaderboard.py "$run" "$out.tmp" --copies "$copies"
+  python3 bench/make_leaderboard.py "$run" "$out.tmp" --copies "$copies" --vary-messages
   mv "$out.tmp" "$out"
 fi
 [ -f dist/index.html ] || trunk build --release --locked

@@ -1647,7 +1647,7 @@ pub fn search_corpus(
         },
         |results| {
             for (index, trial, hits) in results {
-                pager.add(corpus, index, trial, hits);
+                pager.add(corpus, &searcher, index, trial, hits);
             }
         },
     );

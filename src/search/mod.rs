@@ -58,6 +58,7 @@ use crate::formats::ImportSummary;
 use crate::rollout::Corpus;
 
 mod index;
+mod messages;
 pub use index::{SearchIndex, SearchIndexBuilder};
 
 /// What a search looks at.
@@ -229,7 +230,16 @@ pub struct Searcher {
     query: SearchQuery,
 }
 
-/// One field text of a rollout that matched, before paging.
+/// One field text of a rollout that matched, before paging: its snippet is cut only if it is
+/// on the page ([`Pager::add`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matched {
+    pub step: Option<usize>,
+    pub field: Field,
+    pub text: String,
+}
+
+/// A hit's snippet, its first match marked, and its number of matches.
 #[derive(Clone, Debug)]
 pub struct RolloutHit {
     pub step: Option<usize>,
@@ -287,28 +297,41 @@ impl Searcher {
         Ok(out)
     }
 
-    /// The hits of one rollout, given the bytes at its source, in step then field order
-    /// (messages last).
+    /// The texts of one rollout that match, given the bytes at its source, in step then field
+    /// order (messages last).
     pub fn search_rollout(
         &self,
         corpus: &Corpus,
         summary: &ImportSummary,
         index: usize,
         bytes: &[u8],
-    ) -> Result<Vec<RolloutHit>, String> {
+    ) -> Result<Vec<Matched>, String> {
         let texts = rollout_texts(corpus, summary, index, bytes, self.field);
         let steps = texts.steps?;
-        let steps = steps.iter().map(|(s, f, t)| (Some(*s), *f, t.as_str()));
-        let messages = texts
-            .messages
-            .iter()
-            .map(|t| (None, Field::Message, t.as_str()));
+        let steps = steps.into_iter().map(|(s, field, text)| Matched {
+            step: Some(s),
+            field,
+            text,
+        });
+        let messages = texts.messages.into_iter().map(|text| Matched {
+            step: None,
+            field: Field::Message,
+            text,
+        });
         Ok(steps
             .chain(messages)
-            .filter_map(|(step, field, text)| {
-                self.find(text).map(|hit| RolloutHit { step, field, ..hit })
-            })
+            .filter(|m| self.is_match(&m.text))
             .collect())
+    }
+
+    /// The hit of a matched text: its snippet and matches.
+    fn hit(&self, m: Matched) -> RolloutHit {
+        let found = self.find(&m.text).expect("a text that matched matches");
+        RolloutHit {
+            step: m.step,
+            field: m.field,
+            ..found
+        }
     }
 
     /// Whether `text` holds a match.
@@ -385,11 +408,7 @@ pub fn rollout_texts(
     };
     let mut messages = Vec::new();
     if field.includes(Field::Message) {
-        // Bytes that are not JSON (they were read as a line of a format that is) hold no
-        // messages this can find: nothing to add, and nothing lost that the steps hold.
-        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
-            message_texts(&value, &mut messages, 0);
-        }
+        messages = messages::message_texts(bytes);
     }
     RolloutTexts { steps, messages }
 }
@@ -416,53 +435,6 @@ fn snippet(text: &str, start: usize, end: usize) -> (String, [usize; 2]) {
     (out, [mark_start, mark_start + matched])
 }
 
-/// The message texts of a JSON value: `content` of objects that also name a `role`, `sender`,
-/// `from` or `author` (a string, or the `text` of a list of parts), depth-first in document
-/// order. Bounded depth: a deeper document holds no messages this finds.
-fn message_texts(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
-    use serde_json::Value;
-    if depth > 64 {
-        return;
-    }
-    match v {
-        Value::Object(o) => {
-            let is_message = ["role", "sender", "from", "author"]
-                .iter()
-                .any(|k| o.get(*k).is_some_and(|s| !s.is_null()));
-            if is_message {
-                match o.get("content") {
-                    Some(Value::String(s)) if !s.is_empty() => out.push(s.clone()),
-                    Some(Value::Array(parts)) => {
-                        for p in parts {
-                            match p {
-                                Value::String(s) => out.push(s.clone()),
-                                Value::Object(part) => {
-                                    if let Some(Value::String(s)) = part.get("text") {
-                                        out.push(s.clone());
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            for (k, child) in o {
-                if !(is_message && k == "content") {
-                    message_texts(child, out, depth + 1);
-                }
-            }
-        }
-        Value::Array(a) => {
-            for child in a {
-                message_texts(child, out, depth + 1);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// The page of `query` over every rollout of `corpus` (or of its conditions), reading each
 /// rollout's bytes from `source`, one after the other.
 pub fn search(
@@ -478,7 +450,7 @@ pub fn search(
         let result = source
             .read(corpus, index)
             .and_then(|bytes| searcher.search_rollout(corpus, summary, index, &bytes));
-        page.add(corpus, index, trial, result);
+        page.add(corpus, &searcher, index, trial, result);
     }
     Ok(page.finish())
 }
@@ -501,16 +473,17 @@ impl Pager {
         }
     }
 
-    /// A candidate's hits (or why it could not be read), in result order.
+    /// A candidate's matched texts (or why it could not be read), in result order.
     pub fn add(
         &mut self,
         corpus: &Corpus,
+        searcher: &Searcher,
         index: usize,
         trial: u32,
-        result: Result<Vec<RolloutHit>, String>,
+        result: Result<Vec<Matched>, String>,
     ) {
         match result {
-            Ok(hits) => self.add_lazy(corpus, index, trial, hits, |h| h),
+            Ok(hits) => self.add_lazy(corpus, index, trial, hits, |m| searcher.hit(m)),
             Err(e) => self.unreadable(index, e),
         }
     }
@@ -787,19 +760,19 @@ mod tests {
                                     (true, 2) if field != Field::Message => {
                                         Err("no steps".to_string())
                                     }
-                                    (true, 2) => Ok(searcher
-                                        .find("a tmp message")
-                                        .map(|h| RolloutHit {
-                                            field: Field::Message,
-                                            ..h
-                                        })
-                                        .into_iter()
-                                        .collect()),
+                                    (true, 2) => Ok(Some(Matched {
+                                        step: None,
+                                        field: Field::Message,
+                                        text: "a tmp message".into(),
+                                    })
+                                    .filter(|m| searcher.is_match(&m.text))
+                                    .into_iter()
+                                    .collect()),
                                     _ => source(&corpus, i).and_then(|b| {
                                         searcher.search_rollout(&corpus, &summary, i, &b)
                                     }),
                                 };
-                                pager.add(&corpus, i, trial, hits);
+                                pager.add(&corpus, &searcher, i, trial, hits);
                             }
                             Ok(pager.finish())
                         });

@@ -1439,7 +1439,7 @@ async fn search(
     let read = read_in_order(corpus, &order, |state, index, bytes| {
         let result =
             bytes.and_then(|b| searcher.search_rollout(&state.corpus, &state.summary, index, &b));
-        pager.add(&state.corpus, index, trials[&index], result);
+        pager.add(&state.corpus, &searcher, index, trials[&index], result);
     })
     .await;
     match read {
