@@ -56,14 +56,14 @@ try {
     for (let i = 0; i < runs; i++) {
       await page.getByTestId('search-pattern').fill(pattern);
       await page.getByTestId('search-field').selectOption(field);
-      const before = await page.getByTestId('search-count').getAttribute('data-ms').catch(() => null);
+      const before = await page.getByTestId('search-count').getAttribute('data-seq').catch(() => null);
       const start = performance.now();
       await page.getByTestId('search-run').click();
       await page.waitForFunction(
         (b) => {
           const el = document.querySelector('[data-testid="search-count"]');
           const err = document.querySelector('[data-testid="search-error"]');
-          return err || (el && !document.querySelector('[data-testid="search-run"]').disabled && el.getAttribute('data-ms') !== b);
+          return err || (el && !document.querySelector('[data-testid="search-run"]').disabled && el.getAttribute('data-seq') !== b);
         },
         before,
         { timeout: 600_000, polling: 20 },

@@ -61,14 +61,14 @@ const asRow = (h) => ({
 async function search(page, pattern, field = 'all') {
   await page.getByTestId('search-pattern').fill(pattern);
   await page.getByTestId('search-field').selectOption(field);
-  const before = await page.getByTestId('search-count').getAttribute('data-ms').catch(() => null);
+  const before = await page.getByTestId('search-count').getAttribute('data-seq').catch(() => null);
   await page.getByTestId('search-run').click();
   await page.waitForFunction(
     (b) => {
       const el = document.querySelector('[data-testid="search-count"]');
       const err = document.querySelector('[data-testid="search-error"]');
       const busy = document.querySelector('[data-testid="search-run"]')?.disabled;
-      return !busy && (err || (el && el.getAttribute('data-ms') !== b));
+      return !busy && (err || (el && el.getAttribute('data-seq') !== b));
     },
     before,
     { timeout: 60_000, polling: 50 },
@@ -96,6 +96,9 @@ test('search, clusters and deep links on a folder of released runs = the CLI', {
 
   // Search: the first page of hits is the CLI's, in its order, the match marked.
   await search(page, QUERY, 'error');
+  // The first search waited for the worker's search index, and answered from it.
+  assert.equal(await page.getByTestId('search-index').getAttribute('data-state'), 'ready');
+  assert.match(await page.getByTestId('search-index').innerText(), /index of \d+ rollouts/);
   const cli = cliHits(dir, QUERY, 'error', 1000);
   assert.ok(cli.length > 5, `${cli.length} hits`);
   assert.equal(Number(await page.getByTestId('search-count').getAttribute('data-total')), cli.length);
@@ -151,6 +154,13 @@ test('search, clusters and deep links on a folder of released runs = the CLI', {
   assert.equal(await page.getByTestId('search-pattern').inputValue(), `${QUERY}k`);
   await page.waitForTimeout(300);
   assert.ok((await page.getByTestId('rollout-position').innerText()).startsWith(`${at + 2} of`));
+  // Presses in a row (a held key) each move on, without waiting for the worker, within the
+  // page of the list shown (50 rollouts).
+  if (((at + 1) % 50) + 3 < 50) {
+    await page.evaluate(() => document.activeElement?.blur());
+    for (let i = 0; i < 3; i++) await page.keyboard.press('j');
+    await page.waitForFunction((p) => document.querySelector('[data-testid="rollout-position"]')?.innerText.startsWith(`${p} of`), at + 5);
+  }
 
   // The clusters table: totals and cells as the report's failure_clusters.
   const report = JSON.parse(cliReportBytes(['airline'], { cwd: dir, bootstrap: B, seed: 0 }).toString('utf8'));
@@ -183,6 +193,16 @@ test('search, clusters and deep links on a folder of released runs = the CLI', {
   await page.getByTestId('rollout-cluster').waitFor();
   await page.waitForFunction((n) => document.querySelector('[data-testid="rollout-count"]')?.innerText.startsWith(`${n} rollouts match`), gpt.n);
   assert.equal(await page.getByTestId('rollout-row').count(), gpt.n);
+  // The restriction is in the URL: the link opens the same list once the folder is given.
+  assert.match(page.url(), /cluster=/);
+  const restricted = await context.newPage();
+  await restricted.goto(page.url());
+  await waitMounted(restricted);
+  await setSetting(restricted, 'settings-bootstrap', B);
+  await computeAfter(restricted, () => restricted.getByTestId('folder-input').setInputFiles(root), 300_000);
+  await restricted.getByTestId('rollout-cluster').waitFor();
+  await restricted.waitForFunction((n) => document.querySelector('[data-testid="rollout-count"]')?.innerText.startsWith(`${n} rollouts match`), gpt.n);
+  await restricted.close();
   await page.getByTestId('tab-labels').click();
   await page.getByTestId('cluster-table').first().locator('[data-testid="cluster-row"]').nth(expected.indexOf(k)).getByTestId('cluster-total').click();
   await page.waitForFunction((n) => document.querySelector('[data-testid="rollout-count"]')?.innerText.startsWith(`${n} rollouts match`), k.total);

@@ -184,6 +184,9 @@ pub struct SearchAnswer {
     pub ms: f64,
     /// The worker's time on it, and of that the time reading rollouts back.
     pub worker_ms: [f64; 2],
+    /// Answers so far in this page's life, this one included: tells two equal answers apart
+    /// (a benchmark repeating a query waits for the next one).
+    pub seq: u64,
 }
 
 /// Label rules checked by the worker: the text sent and the parsed rules or why they failed.
@@ -793,6 +796,7 @@ impl Session {
 thread_local! {
     /// When the last search was sent (the page's clock, ms).
     static SEARCH_SENT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+    static SEARCH_ANSWERS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 fn now_ms() -> f64 {
@@ -935,7 +939,12 @@ fn on_worker_message(bridge: StoredValue<Bridge, LocalStorage>, results: Results
         } if job == current => {
             results.searching.set(false);
             let ms = now_ms() - SEARCH_SENT.with(|t| t.get());
+            let seq = SEARCH_ANSWERS.with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            });
             results.search.set(Some(SearchAnswer {
+                seq,
                 query,
                 result,
                 ms,

@@ -237,6 +237,10 @@ impl ViewState {
         if let Some(link) = self.rb_open.get() {
             parts.extend(link.params());
         }
+        // The cluster the list is restricted to, as JSON: its fields are free text.
+        if let Some(pick) = self.rb_cluster.get() {
+            parts.push(("cluster", serde_json::to_string(&pick).unwrap_or_default()));
+        }
         parts
             .iter()
             .map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v))))
@@ -313,6 +317,7 @@ impl ViewState {
                     self.rank_metric.set(v)
                 }
                 "bump" if v == "ter" || v == "auc_pec" => self.bump_metric.set(v),
+                "cluster" => self.rb_cluster.set(serde_json::from_str(&v).ok()),
                 _ => {}
             }
         }

@@ -137,11 +137,41 @@ pub fn Rollouts() -> impl IntoView {
         }
     });
     let focus = Memo::new(move |_| results.rollouts.get().and_then(|p| p.focus));
+    // The neighbour of the opened rollout: from the page shown where it holds the neighbour
+    // (so that holding j moves on at the keyboard's repeat rate, not once per answer of the
+    // worker), else the one the worker named beside the opened rollout. A press while the
+    // worker has not answered for the opened rollout yet is dropped: it would repeat a move.
     let go = move |next: bool| {
-        let Some(f) = focus.get_untracked() else {
+        let Some(page) = results.rollouts.get_untracked() else {
             return;
         };
-        if let Some(key) = if next { f.next } else { f.prev } {
+        let open = view.rb_open.get_untracked();
+        let condition = view.rb_condition.get_untracked();
+        let is_open = |k: &crate::browse::RolloutKey| {
+            open.as_ref()
+                .is_some_and(|l| l.task_id == k.task_id && l.trial == k.trial)
+                && condition == format!("{}{SEP}{}{SEP}{}", k.dataset, k.model, k.method)
+        };
+        let at = page.rows.iter().position(|r| is_open(&r.key));
+        let to = at.and_then(|at| {
+            if next {
+                at.checked_add(1)
+            } else {
+                at.checked_sub(1)
+            }
+        });
+        if let Some(row) = to.and_then(|t| page.rows.get(t)) {
+            view.open_rollout(&row.key, None, true);
+            return;
+        }
+        let Some(f) = page.focus else {
+            return;
+        };
+        let answered = page
+            .rows
+            .iter()
+            .any(|r| r.index == f.index && is_open(&r.key));
+        if let Some(key) = (if next { f.next } else { f.prev }).filter(|_| answered) {
             view.open_rollout(&key, None, true);
         }
     };

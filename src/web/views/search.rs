@@ -145,6 +145,7 @@ pub fn SearchPanel() -> impl IntoView {
                 data-testid="search-count"
                 data-total=total.to_string()
                 data-ms=format!("{:.0}", a.ms)
+                data-seq=a.seq.to_string()
                 data-worker-ms=format!("{:.0}", a.worker_ms[0])
                 data-read-ms=format!("{:.0}", a.worker_ms[1])
             >
