@@ -58,6 +58,7 @@ use crate::formats::ImportSummary;
 use crate::rollout::Corpus;
 
 mod index;
+mod literal;
 mod messages;
 pub use index::{SearchIndex, SearchIndexBuilder};
 
@@ -226,6 +227,8 @@ impl<F: FnMut(&Corpus, usize) -> Result<Vec<u8>, String>> ByteSource for F {
 #[derive(Clone, Debug)]
 pub struct Searcher {
     regex: pattern::Regex,
+    /// In the browser, a pattern of plain words: matched by a byte scan ([`literal`]).
+    literals: Option<Vec<Vec<u8>>>,
     field: Field,
     query: SearchQuery,
 }
@@ -262,6 +265,11 @@ impl Searcher {
             .map_err(|e| SearchError::BadPattern(e.to_string()))?;
         Ok(Searcher {
             regex,
+            literals: if cfg!(target_arch = "wasm32") {
+                literal::literals(&query.pattern)
+            } else {
+                None
+            },
             field: query.field,
             query: query.clone(),
         })
@@ -336,7 +344,10 @@ impl Searcher {
 
     /// Whether `text` holds a match.
     fn is_match(&self, text: &str) -> bool {
-        self.regex.is_match(text)
+        match &self.literals {
+            Some(literals) => literal::contains_any(text, literals),
+            None => self.regex.is_match(text),
+        }
     }
 
     /// The first match in `text` as a snippet, with the number of matches.
