@@ -26,6 +26,13 @@ pub fn literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     )
 }
 
+/// Whether `pattern` is plain words (as [`literals`]) whose characters stand in JSON bytes as
+/// themselves wherever a string holds them: none that JSON escapes or may escape (`"`, `/`).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn raw_safe(pattern: &str) -> bool {
+    literals(pattern).is_some() && !pattern.contains(['"', '/'])
+}
+
 /// Whether one of `literals` (lowercase ASCII) occurs in `text`, ASCII case ignored.
 pub fn contains_any(text: &str, literals: &[Vec<u8>]) -> bool {
     literals.iter().any(|l| contains(text.as_bytes(), l))

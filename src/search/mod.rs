@@ -229,6 +229,10 @@ pub struct Searcher {
     regex: pattern::Regex,
     /// In the browser, a pattern of plain words: matched by a byte scan ([`literal`]).
     literals: Option<Vec<Vec<u8>>>,
+    /// Natively, for a pattern of plain words: the pattern over a rollout's raw bytes, which
+    /// must match them for any of its messages to match ([`Searcher::messages_may_match`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    raw: Option<regex::bytes::Regex>,
     field: Field,
     query: SearchQuery,
 }
@@ -270,9 +274,30 @@ impl Searcher {
             } else {
                 None
             },
+            #[cfg(not(target_arch = "wasm32"))]
+            raw: literal::raw_safe(&query.pattern)
+                .then(|| {
+                    regex::bytes::RegexBuilder::new(&query.pattern)
+                        .case_insensitive(true)
+                        .build()
+                        .ok()
+                })
+                .flatten(),
             field: query.field,
             query: query.clone(),
         })
+    }
+
+    /// Whether any message in `bytes` can match, before they are parsed: for a pattern of
+    /// plain words (no `"`, `\`, `/`, control characters), a message's text holds a match only
+    /// if the raw JSON does — every character of such a match stands in the bytes as itself —
+    /// unless a `\u` escape, which can spell any character, is there.
+    fn messages_may_match(&self, _bytes: &[u8]) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(raw) = &self.raw {
+            return memchr::memmem::find(_bytes, b"\\u").is_some() || raw.is_match(_bytes);
+        }
+        true
     }
 
     /// The rollouts to search (corpus indices) with their trial numbers, in result order:
@@ -314,7 +339,8 @@ impl Searcher {
         index: usize,
         bytes: &[u8],
     ) -> Result<Vec<Matched>, String> {
-        let texts = rollout_texts(corpus, summary, index, bytes, self.field);
+        let messages = self.field.includes(Field::Message) && self.messages_may_match(bytes);
+        let texts = texts_of(corpus, summary, index, bytes, self.field, messages);
         let steps = texts.steps?;
         let steps = steps.into_iter().map(|(s, field, text)| Matched {
             step: Some(s),
@@ -386,6 +412,25 @@ pub fn rollout_texts(
     bytes: &[u8],
     field: Field,
 ) -> RolloutTexts {
+    texts_of(
+        corpus,
+        summary,
+        index,
+        bytes,
+        field,
+        field.includes(Field::Message),
+    )
+}
+
+/// [`rollout_texts`], the messages read only when `messages` says so.
+fn texts_of(
+    corpus: &Corpus,
+    summary: &ImportSummary,
+    index: usize,
+    bytes: &[u8],
+    field: Field,
+    messages: bool,
+) -> RolloutTexts {
     let steps = if [Field::Tool, Field::Args, Field::Error]
         .iter()
         .any(|&f| field.includes(f))
@@ -417,10 +462,11 @@ pub fn rollout_texts(
     } else {
         Ok(Vec::new())
     };
-    let mut messages = Vec::new();
-    if field.includes(Field::Message) {
-        messages = messages::message_texts(bytes);
-    }
+    let messages = if messages {
+        messages::message_texts(bytes)
+    } else {
+        Vec::new()
+    };
     RolloutTexts { steps, messages }
 }
 
@@ -805,6 +851,33 @@ mod tests {
         let (texts, bytes, kept) = index.size();
         assert_eq!(texts, 8);
         assert!(kept <= bytes);
+    }
+
+    /// The raw-bytes check natively skips parsing only messages that cannot match: an escape
+    /// that spells the word is still found.
+    #[test]
+    fn messages_spelled_with_escapes_are_found() {
+        let line = r#"{"dataset":"d","task_id":"t","model":"m","method":"x","success":true,"steps":[],"no_tool_ok":true,"meta":{"messages":[{"role":"user","content":"a Perm\u0069ssionError here"},{"role":"user","content":"x\/y low\tbattery"}]}}"#;
+        let mut ingest = crate::ingest::Ingest::new();
+        let file = ingest.begin_file_with("r.jsonl", Default::default());
+        ingest.push(file, line.as_bytes());
+        let (corpus, summary) = ingest.finish_with_summary();
+        let mut source = |_: &Corpus, _: usize| Ok(line.as_bytes().to_vec());
+        let count = |pattern: &str, source: &mut dyn ByteSource| {
+            let query = SearchQuery {
+                pattern: pattern.into(),
+                field: Field::Message,
+                ..SearchQuery::default()
+            };
+            search(&corpus, &summary, &query, source).unwrap().total
+        };
+        assert_eq!(count("permissionerror", &mut source), 1);
+        assert_eq!(count("x/y", &mut source), 1);
+        assert_eq!(count("nothing", &mut source), 0);
+        let plain = line.replace("\\u0069", "i");
+        let mut source = |_: &Corpus, _: usize| Ok(plain.as_bytes().to_vec());
+        assert_eq!(count("PERMISSIONERROR", &mut source), 1);
+        assert_eq!(count("nothing|else", &mut source), 0);
     }
 
     #[test]
