@@ -744,13 +744,7 @@ fn resolve_meta(
         settings.filter = Some(filter);
         return Vec::new();
     }
-    let memory: std::collections::HashMap<String, &[u8]> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
-            Input::Path(_) => None,
-        })
-        .collect();
+    let memory = in_memory(inputs);
     let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
     let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
     let read = crate::parallel::map(&chunks, |chunk| {
@@ -1607,6 +1601,18 @@ impl crate::search::ByteSource for InputSource<'_> {
     }
 }
 
+/// The inputs held in memory (given as bytes, not paths), by name: what an [`InputSource`]
+/// reads them back from.
+fn in_memory(inputs: &[Input]) -> std::collections::HashMap<String, &[u8]> {
+    inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
+            Input::Path(_) => None,
+        })
+        .collect()
+}
+
 /// Rollouts searched per task of the thread pool (each task re-reads its rollouts in result
 /// order and hands them over whole).
 const SEARCH_CHUNK: usize = 64;
@@ -1622,13 +1628,7 @@ pub fn search_corpus(
     use crate::search::{ByteSource, Pager, Searcher};
     let searcher = Searcher::new(query)?;
     let candidates = searcher.candidates(corpus)?;
-    let memory: std::collections::HashMap<String, &[u8]> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
-            Input::Path(_) => None,
-        })
-        .collect();
+    let memory = in_memory(inputs);
     let chunks: Vec<&[(usize, u32)]> = candidates.chunks(SEARCH_CHUNK).collect();
     let mut pager = Pager::new(query, candidates.len());
     crate::parallel::map_each(
@@ -1662,13 +1662,7 @@ pub fn index_corpus(
     inputs: &[Input],
 ) -> crate::search::SearchIndex {
     use crate::search::{rollout_texts, ByteSource, Field, SearchIndexBuilder};
-    let memory: std::collections::HashMap<String, &[u8]> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::Bytes { name, bytes } => Some((name.clone(), bytes.as_slice())),
-            Input::Path(_) => None,
-        })
-        .collect();
+    let memory = in_memory(inputs);
     let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
     let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
     let mut builder = SearchIndexBuilder::new();

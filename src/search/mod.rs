@@ -194,6 +194,8 @@ pub enum SearchError {
     BadPattern(String),
     /// A condition asked for is not in the corpus.
     UnknownCondition(String),
+    /// A search index built from other rollouts than the corpus searched.
+    StaleIndex,
 }
 
 impl std::fmt::Display for SearchError {
@@ -205,6 +207,9 @@ impl std::fmt::Display for SearchError {
                 "the search pattern is not a valid regular expression: {e}"
             ),
             SearchError::UnknownCondition(c) => write!(f, "no condition {c} was loaded"),
+            SearchError::StaleIndex => {
+                f.write_str("the search index is of other files than those loaded: search again")
+            }
         }
     }
 }
@@ -848,6 +853,13 @@ mod tests {
         // Texts held twice are kept once: "tmp listed" is one text; the step field texts of
         // the three rollouts and the one message.
         let index = index_of(&corpus, &summary, false);
+        // An index of other rollouts says so (the browser's worker must not panic).
+        let query = SearchQuery {
+            pattern: "tmp".into(),
+            ..SearchQuery::default()
+        };
+        let other = SearchIndexBuilder::new().finish();
+        assert_eq!(other.search(&corpus, &query), Err(SearchError::StaleIndex));
         let (texts, bytes, kept) = index.size();
         assert_eq!(texts, 8);
         assert!(kept <= bytes);
