@@ -15,6 +15,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+// mimalloc rather than the system's malloc, as in the CLI: see the root Cargo.toml.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 create_exception!(
     _native,
     PrefixExecError,

@@ -7,3 +7,8 @@ fn main() {}
 fn main() -> std::process::ExitCode {
     prefix_exec::cli::main_with(std::env::args_os())
 }
+
+// mimalloc rather than the system's malloc: see Cargo.toml.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
