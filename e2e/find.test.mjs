@@ -98,7 +98,7 @@ test('search, clusters and deep links on a folder of released runs = the CLI', {
   await search(page, QUERY, 'error');
   // The first search waited for the worker's search index, and answered from it.
   assert.equal(await page.getByTestId('search-index').getAttribute('data-state'), 'ready');
-  assert.match(await page.getByTestId('search-index').innerText(), /index of \d+ rollouts/);
+  assert.match(await page.getByTestId('search-index').innerText(), /index of [\d,]+ rollouts/);
   const cli = cliHits(dir, QUERY, 'error', 1000);
   assert.ok(cli.length > 5, `${cli.length} hits`);
   assert.equal(Number(await page.getByTestId('search-count').getAttribute('data-total')), cli.length);

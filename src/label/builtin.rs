@@ -522,6 +522,73 @@ mod tests {
         assert_eq!(id_of(l.decide(&f)).as_deref(), Some("env.unavailable"));
     }
 
+    /// Trying the rules by rank and stopping at the first match decides as running every rule
+    /// and taking the best-ranked match (the earliest in its table on a tie) does: every
+    /// example and near-miss of every rule, with each reference and no-tool setting, through
+    /// the built-in table and through a user table whose rules are out of rank order.
+    #[test]
+    fn the_first_match_by_rank_is_the_best_match() {
+        fn best<'r>(
+            rules: &'r [crate::label::Rule],
+            f: &Facts<'_>,
+        ) -> Option<&'r crate::label::Rule> {
+            rules
+                .iter()
+                .filter(|r| r.matches(f))
+                .min_by_key(|r| r.verdict.rank())
+        }
+        let spec = |id: &str, label: &str, error: &str| crate::label::RuleSpec {
+            id: id.into(),
+            label: label.into(),
+            error: Some(error.into()),
+            tool: None,
+            except_tool: None,
+            args: None,
+            dataset: None,
+            termination: None,
+            no_tool: None,
+            reference: None,
+            rationale: "test".into(),
+        };
+        let user = crate::label::LabelSettings {
+            builtin: true,
+            rules: vec![
+                spec("u.info", "information", "not found|error"),
+                spec("u.state", "state", "not found|503"),
+                spec("u.env", "environment", "unavailable"),
+                spec("u.state2", "state", "not"),
+            ],
+        };
+        let l = Labeller::new(&user).unwrap();
+        let mut decided = 0;
+        for row in RULES {
+            let (pos, neg) = examples(row.id);
+            for (tool, error, _) in pos.into_iter().chain(neg) {
+                for reference in [Reference::None, Reference::Seen] {
+                    for no_tool in [false, true] {
+                        let f = Facts {
+                            tool,
+                            error: Some(error),
+                            reference,
+                            no_tool,
+                            ..Facts::default()
+                        };
+                        let want = best(&l.user, &f).or_else(|| best(&l.builtin, &f));
+                        assert_eq!(id_of(l.decide_now(&f)), id_of(want), "{f:?}");
+                        let builtin = Labeller::builtin();
+                        assert_eq!(
+                            id_of(builtin.decide_now(&f)),
+                            id_of(best(&builtin.builtin, &f)),
+                            "{f:?}"
+                        );
+                        decided += usize::from(want.is_some());
+                    }
+                }
+            }
+        }
+        assert!(decided > 100, "{decided}");
+    }
+
     fn id_of(r: Option<&crate::label::Rule>) -> Option<String> {
         r.map(|r| r.spec.id.clone())
     }

@@ -276,6 +276,10 @@ impl LabelSettings {
 pub struct Labeller {
     user: Vec<Rule>,
     builtin: Vec<Rule>,
+    /// Each set's rules by verdict rank, table order within a rank ([`by_rank`]): the order in
+    /// which [`Labeller::decide`] tries them, so that the first match decides.
+    user_order: Vec<usize>,
+    builtin_order: Vec<usize>,
     /// Decisions made so far, by the facts they were made on: logs repeat their error texts,
     /// and a decision runs every rule's patterns.
     decided: Decided,
@@ -347,29 +351,27 @@ impl Labeller {
         } else {
             Vec::new()
         };
-        Ok(Labeller {
+        Ok(Labeller::of(user, builtin))
+    }
+
+    fn of(user: Vec<Rule>, builtin: Vec<Rule>) -> Labeller {
+        Labeller {
+            user_order: by_rank(&user),
+            builtin_order: by_rank(&builtin),
             user,
             builtin,
             decided: Decided::default(),
-        })
+        }
     }
 
     /// The built-in table alone.
     pub fn builtin() -> Labeller {
-        Labeller {
-            user: Vec::new(),
-            builtin: builtin::compiled().to_vec(),
-            decided: Decided::default(),
-        }
+        Labeller::of(Vec::new(), builtin::compiled().to_vec())
     }
 
     /// No rules: [`Labeller::decide`] always answers `None`.
     pub fn none() -> Labeller {
-        Labeller {
-            user: Vec::new(),
-            builtin: Vec::new(),
-            decided: Decided::default(),
-        }
+        Labeller::of(Vec::new(), Vec::new())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -430,11 +432,6 @@ impl Labeller {
         if self.is_empty() {
             return None;
         }
-        // The worker's wasm decides every time: the memo's map is size its budget (#15) does
-        // not have, and a browser's inputs are smaller.
-        if cfg!(target_arch = "wasm32") {
-            return self.decide_now(f);
-        }
         let Some(key) = Decided::key(f) else {
             return self.decide_now(f);
         };
@@ -461,16 +458,23 @@ impl Labeller {
 
     /// [`Labeller::decide`], running the rules.
     fn decide_now(&self, f: &Facts<'_>) -> Option<&Rule> {
-        pick(&self.user, f).or_else(|| pick(&self.builtin, f))
+        pick(&self.user, &self.user_order, f)
+            .or_else(|| pick(&self.builtin, &self.builtin_order, f))
     }
 }
 
-fn pick<'r>(rules: &'r [Rule], f: &Facts<'_>) -> Option<&'r Rule> {
-    // min_by_key keeps the first of equal keys, so table order breaks ties.
-    rules
-        .iter()
-        .filter(|r| r.matches(f))
-        .min_by_key(|r| r.verdict.rank())
+/// The indices of `rules` by verdict rank, table order within a rank (a stable sort).
+fn by_rank(rules: &[Rule]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rules.len()).collect();
+    order.sort_by_key(|&i| rules[i].verdict.rank());
+    order
+}
+
+/// The first rule in `order` that matches: the matching rule of the first verdict rank, the
+/// earliest in its table on a tie — without running the patterns of the rules after it, which
+/// cannot win (every decision would otherwise run every rule's patterns).
+fn pick<'r>(rules: &'r [Rule], order: &[usize], f: &Facts<'_>) -> Option<&'r Rule> {
+    order.iter().map(|&i| &rules[i]).find(|r| r.matches(f))
 }
 
 /// A first failure a label rule labelled, to be written into the converted line: `convert`

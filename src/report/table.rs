@@ -71,6 +71,26 @@ pub fn fmt_num(v: f64, decimals: usize) -> String {
     format!("{v:.decimals$}")
 }
 
+/// A count with its thousands grouped by commas (`558643` → `558,643`): counts in sentences
+/// on screen, where six-digit figures are read at a glance.
+///
+/// ```
+/// assert_eq!(prefix_exec::report::table::fmt_count(558_643), "558,643");
+/// assert_eq!(prefix_exec::report::table::fmt_count(999), "999");
+/// assert_eq!(prefix_exec::report::table::fmt_count(1_000_000), "1,000,000");
+/// ```
+pub fn fmt_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `0.62 [0.55, 0.69]`, `0.62` without an interval, `–` when undefined.
 pub fn fmt_estimate(e: &Estimate, decimals: usize, intervals: bool) -> String {
     match (e.value, e.ci) {

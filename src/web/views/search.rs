@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use super::dom::target_value;
 use super::report;
 use crate::browse::{Outcome, RolloutKey};
+use crate::report::table::fmt_count;
 use crate::search::{Field, Hit, SearchQuery};
 use crate::web::protocol::IndexOutcome;
 use crate::web::state::{SearchAnswer, Session, Status};
@@ -134,7 +135,7 @@ pub fn SearchPanel() -> impl IntoView {
                 .unwrap_or_default();
             view! {
                 <p class="error" data-testid="search-unreadable">
-                    {format!("{} rollouts could not be read back and were not searched{first}.", page.unreadable_total)}
+                    {format!("{} rollouts could not be read back and were not searched{first}.", fmt_count(page.unreadable_total as u64))}
                 </p>
             }
         });
@@ -150,12 +151,13 @@ pub fn SearchPanel() -> impl IntoView {
                 data-read-ms=format!("{:.0}", a.worker_ms[1])
             >
                 {format!(
-                    "{total} hits for /{}/ ({}) in {} rollouts; showing {}–{} · {:.1} s",
+                    "{} hits for /{}/ ({}) in {} rollouts; showing {}–{} · {:.1} s",
+                    fmt_count(total as u64),
                     query.pattern,
                     query.field.name(),
-                    page.rollouts,
-                    (offset + 1).min(offset + shown),
-                    offset + shown,
+                    fmt_count(page.rollouts as u64),
+                    fmt_count((offset + 1).min(offset + shown) as u64),
+                    fmt_count((offset + shown) as u64),
                     a.ms / 1000.0
                 )}
             </p>
@@ -189,8 +191,10 @@ pub fn SearchPanel() -> impl IntoView {
             IndexOutcome::Building => (
                 "building",
                 format!(
-                    "Reading every rollout's texts for search: {done} of {total} (a search \
-                     waits for this, then answers from it)…"
+                    "Reading every rollout's texts for search: {} of {} (a search waits for \
+                     this, then answers from it)…",
+                    fmt_count(done as u64),
+                    fmt_count(total as u64)
                 ),
                 None,
             ),
@@ -202,8 +206,10 @@ pub fn SearchPanel() -> impl IntoView {
             } => (
                 "ready",
                 format!(
-                    "Searches answer from an index of {total} rollouts' {texts} texts \
-                     ({:.1} MB; {:.1} MB kept, texts held many times once), read in {:.1} s.",
+                    "Searches answer from an index of {} rollouts' {} texts ({:.1} MB; {:.1} MB \
+                     kept, texts held many times once), read in {:.1} s.",
+                    fmt_count(total as u64),
+                    fmt_count(texts),
                     mb(bytes),
                     mb(kept),
                     ms / 1000.0
