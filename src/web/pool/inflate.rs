@@ -9,7 +9,8 @@
 //! that failed) is read by the coordinator itself: the corpus is the same either way.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -25,8 +26,6 @@ const BATCH_BYTES: u64 = 4 << 20;
 /// Members inflated (or inflating) ahead of the one the coordinator takes (each at most 1 MiB
 /// inflated: `ZipSteps::ahead`).
 const AHEAD: usize = 1024;
-/// Records that lie at most this far apart in the file are read as one slice.
-const GAP: u64 = 64 << 10;
 
 struct Inflate {
     id: u32,
@@ -252,10 +251,82 @@ pub fn break_run() {
     }
 }
 
+/// The archive is read by pool workers in parts of this size, aligned, and the last
+/// [`PARTS_KEPT`] parts read are kept for the batches after: records in name order lie
+/// scattered over the file (a zip written by walking folders stores each folder's files
+/// together, the folders in no name order), so one read per record — a `Blob.slice` and a
+/// read, each a round trip to the browser's process — cost more than inflating them, while
+/// consecutive batches draw on the same few MiB.
+const PART: u64 = 2 << 20;
+const PARTS_KEPT: usize = 8;
+
+/// A part of the archive as read: its index and bytes.
+type Part = (u64, Rc<Vec<u8>>);
+
+thread_local! {
+    /// The parts kept (oldest first), for the inflate run they belong to.
+    static PARTS: RefCell<(u32, VecDeque<Part>)> = const { RefCell::new((u32::MAX, VecDeque::new())) };
+}
+
+/// Parts `wanted` (at most [`PARTS_KEPT`]) of `file`: those kept, the others read at once; a
+/// part whose read failed is missing (its records are read alone).
+async fn parts_of(file: &web_sys::File, run: u32, wanted: &[u64]) -> HashMap<u64, Rc<Vec<u8>>> {
+    let size = file.size() as u64;
+    let mut have = HashMap::new();
+    PARTS.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.0 != run {
+            *p = (run, VecDeque::new());
+        }
+        for (i, bytes) in &p.1 {
+            if wanted.contains(i) {
+                have.insert(*i, bytes.clone());
+            }
+        }
+    });
+    let missing: Vec<u64> = wanted
+        .iter()
+        .copied()
+        .filter(|i| !have.contains_key(i))
+        .collect();
+    let reads = js_sys::Array::new();
+    for &i in &missing {
+        let (start, end) = (i * PART, ((i + 1) * PART).min(size));
+        let read = file
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map(|blob| JsValue::from(blob.array_buffer()))
+            .unwrap_or_else(|_| js_sys::Promise::reject(&JsValue::NULL).into());
+        reads.push(&read);
+    }
+    let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all_settled(&reads))
+        .await
+        .map(|v| js_sys::Array::from(&v))
+        .unwrap_or_default();
+    PARTS.with(|p| {
+        let mut p = p.borrow_mut();
+        for (k, &i) in missing.iter().enumerate() {
+            let read = js_sys::Reflect::get(&settled.get(k as u32), &"value".into())
+                .ok()
+                .filter(|v| v.is_instance_of::<js_sys::ArrayBuffer>())
+                .map(|v| Rc::new(js_sys::Uint8Array::new(&v).to_vec()));
+            if let Some(bytes) = read {
+                have.insert(i, bytes.clone());
+                if p.0 == run && !p.1.iter().any(|(j, _)| *j == i) {
+                    p.1.push_back((i, bytes));
+                }
+            }
+        }
+        while p.1.len() > PARTS_KEPT {
+            p.1.pop_front();
+        }
+    });
+    have
+}
+
 /// On a pool worker: each record of `file` read and inflated; the message to send back, with
-/// the bytes (moved) and the transfer list. The records are asked for all at once
-/// (`Blob.arrayBuffer`, answered as the browser reads them): one read after the other, each a
-/// round trip to the browser's process, cost more than the inflation.
+/// the bytes (moved) and the transfer list. The records are read from the parts of the file
+/// they lie in ([`PART`]), kept across batches; a record beyond the first [`PARTS_KEPT`] parts
+/// a batch needs, or whose part could not be read, is read alone.
 pub async fn inflate_batch(
     file: &web_sys::File,
     run: u32,
@@ -263,52 +334,41 @@ pub async fn inflate_batch(
     records: &[(usize, MemberRecord)],
 ) -> (FromWorker, js_sys::Array, js_sys::Array) {
     let size = file.size() as u64;
-    // Records near each other in the file (a folder's files are stored together) in one read.
-    let mut order: Vec<usize> = (0..records.len()).collect();
-    order.sort_by_key(|&j| records[j].1.offset);
-    let mut spans: Vec<(u64, u64)> = Vec::new();
-    let mut span_of = vec![0; records.len()];
-    for j in order {
-        let r = &records[j].1;
-        let (start, end) = (r.offset.min(size), (r.offset + r.len).min(size));
-        match spans.last_mut() {
-            Some(last) if start <= last.1 + GAP => last.1 = last.1.max(end),
-            _ => spans.push((start, end)),
+    let range = |r: &MemberRecord| (r.offset.min(size), (r.offset + r.len).min(size));
+    let mut wanted: Vec<u64> = Vec::new();
+    for (_, r) in records {
+        let (start, end) = range(r);
+        if start < end {
+            for i in start / PART..=(end - 1) / PART {
+                if !wanted.contains(&i) && wanted.len() < PARTS_KEPT {
+                    wanted.push(i);
+                }
+            }
         }
-        span_of[j] = spans.len() - 1;
     }
-    let reads = js_sys::Array::new();
-    for &(start, end) in &spans {
-        let read = file
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .map(|blob| JsValue::from(blob.array_buffer()))
-            .unwrap_or_else(|_| js_sys::Promise::reject(&JsValue::NULL).into());
-        reads.push(&read);
-    }
-    // Each read settles on its own: a record whose read failed is read again below, alone.
-    let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all_settled(&reads))
-        .await
-        .map(|v| js_sys::Array::from(&v))
-        .unwrap_or_default();
-    let spans_read: Vec<Option<Vec<u8>>> = (0..spans.len())
-        .map(|i| {
-            js_sys::Reflect::get(&settled.get(i as u32), &"value".into())
-                .ok()
-                .filter(|v| v.is_instance_of::<js_sys::ArrayBuffer>())
-                .map(|v| js_sys::Uint8Array::new(&v).to_vec())
-        })
-        .collect();
+    let parts = parts_of(file, run, &wanted).await;
+    // A record's bytes from the parts it lies in, when every one of them was read.
+    let from_parts = |r: &MemberRecord| -> Option<Vec<u8>> {
+        let (start, end) = range(r);
+        if start >= end {
+            return None;
+        }
+        let mut out = Vec::with_capacity((end - start) as usize);
+        for i in start / PART..=(end - 1) / PART {
+            let part = parts.get(&i)?;
+            let from = start.max(i * PART) - i * PART;
+            let to = end.min((i + 1) * PART) - i * PART;
+            out.extend_from_slice(part.get(from as usize..to as usize)?);
+        }
+        Some(out)
+    };
     let reader = web_sys::FileReaderSync::new().ok();
     let members = js_sys::Array::new();
     let transfer = js_sys::Array::new();
     let mut errors = Vec::with_capacity(records.len());
-    for (j, (_, record)) in records.iter().enumerate() {
-        let span = span_of[j];
-        let first: Option<&[u8]> = spans_read[span].as_deref().and_then(|bytes| {
-            let from = (record.offset.min(size) - spans[span].0) as usize;
-            let to = ((record.offset + record.len).min(size) - spans[span].0) as usize;
-            bytes.get(from..to)
-        });
+    for (_, record) in records {
+        let read_ahead = from_parts(record);
+        let first: Option<&[u8]> = read_ahead.as_deref();
         let cannot = || {
             std::io::Error::other(format!(
                 "cannot read {} (was it moved or deleted?)",
