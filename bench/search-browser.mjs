@@ -6,6 +6,7 @@
 // `data-ms` of its answer: the worker matches the index). Numbers only; nothing asserted.
 //
 //   node bench/search-browser.mjs --folder bench/out/leaderboard-v2-x15 [--runs 3]
+//   node bench/search-browser.mjs --file bench/out/leaderboard-v2-x15.zip   (an archive dropped)
 
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,6 +17,7 @@ function option(name, fallback) {
   const i = process.argv.lastIndexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
+const archive = option('file', null);
 const folder = path.resolve(option('folder', 'bench/out/leaderboard-v2-x15'));
 const runs = Number(option('runs', 3));
 const QUERIES = [
@@ -33,7 +35,8 @@ try {
   await waitMounted(page);
   await setSetting(page, 'settings-bootstrap', 0);
   const t0 = performance.now();
-  await page.getByTestId('folder-input').setInputFiles(folder);
+  if (archive) await page.getByTestId('file-input').setInputFiles(path.resolve(archive));
+  else await page.getByTestId('folder-input').setInputFiles(folder);
   await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, {
     timeout: 1_800_000,
     polling: 200,

@@ -746,7 +746,7 @@ fn resolve_meta(
     }
     let memory = in_memory(inputs);
     let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
-    let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
+    let chunks = read_chunks(corpus, &indices);
     let read = crate::parallel::map(&chunks, |chunk| {
         let mut source = InputSource::new(&memory);
         chunk
@@ -1526,11 +1526,31 @@ impl SearchArgs {
     }
 }
 
+/// Whether some rollouts come from an archive's members.
+fn has_archive_members(corpus: &crate::rollout::Corpus) -> bool {
+    corpus.files.iter().any(|f| f.archive.is_some())
+}
+
+/// `items` (rollouts in corpus order) cut into chunks to read back on the pool, each chunk
+/// with its own [`InputSource`]: [`SEARCH_CHUNK`] rollouts each, or, when some come from an
+/// archive, one run per thread — each source walks a tar stream forward from its start (and
+/// reads a zip's table of contents) once, so small chunks would decompress it hundreds of times.
+fn read_chunks<'t, T>(corpus: &crate::rollout::Corpus, items: &'t [T]) -> Vec<&'t [T]> {
+    let size = if has_archive_members(corpus) {
+        items.len().div_ceil(crate::parallel::threads()).max(1)
+    } else {
+        SEARCH_CHUNK
+    };
+    items.chunks(size).collect()
+}
+
 /// Rollouts' bytes read back from the input: files by their path (an archive's member found
 /// again in its archive, the last one kept), in-memory inputs by their name.
 pub struct InputSource<'a> {
     memory: &'a std::collections::HashMap<String, &'a [u8]>,
     open: Option<(u32, File)>,
+    /// The archive last read from, its members found without walking it again for each.
+    members: Option<(String, crate::ingest::members::Members<'a>)>,
     member: Option<(u32, Vec<u8>)>,
 }
 
@@ -1539,12 +1559,13 @@ impl<'a> InputSource<'a> {
         InputSource {
             memory,
             open: None,
+            members: None,
             member: None,
         }
     }
 }
 
-impl crate::search::ByteSource for InputSource<'_> {
+impl<'a> crate::search::ByteSource for InputSource<'a> {
     fn read(&mut self, corpus: &crate::rollout::Corpus, index: usize) -> Result<Vec<u8>, String> {
         use crate::formats::RandomAccess;
         let source = corpus.rollouts[index].source;
@@ -1559,18 +1580,19 @@ impl crate::search::ByteSource for InputSource<'_> {
         };
         if let Some(archive) = &input.archive {
             if self.member.as_ref().is_none_or(|(f, _)| *f != source.file) {
-                let bytes = match self.memory.get(archive) {
-                    Some(bytes) => {
-                        let mut access: &[u8] = bytes;
-                        crate::ingest::archive::read_member(&mut access, archive, &input.name)?
-                    }
-                    None => {
-                        let mut file = File::open(archive)
-                            .map_err(|e| format!("cannot open {archive}: {e}"))?;
-                        crate::ingest::archive::read_member(&mut file, archive, &input.name)?
-                    }
-                };
-                self.member = Some((source.file, bytes));
+                if self.members.as_ref().is_none_or(|(a, _)| a != archive) {
+                    let src: Box<dyn RandomAccess + 'a> = match self.memory.get(archive) {
+                        Some(&bytes) => Box::new(bytes),
+                        None => Box::new(
+                            File::open(archive)
+                                .map_err(|e| format!("cannot open {archive}: {e}"))?,
+                        ),
+                    };
+                    let members = crate::ingest::members::Members::open(src, archive)?;
+                    self.members = Some((archive.clone(), members));
+                }
+                let (_, members) = self.members.as_mut().expect("opened above");
+                self.member = Some((source.file, members.read(&input.name)?));
             }
             return Ok(self
                 .member
@@ -1629,8 +1651,40 @@ pub fn search_corpus(
     let searcher = Searcher::new(query)?;
     let candidates = searcher.candidates(corpus)?;
     let memory = in_memory(inputs);
-    let chunks: Vec<&[(usize, u32)]> = candidates.chunks(SEARCH_CHUNK).collect();
     let mut pager = Pager::new(query, candidates.len());
+    if has_archive_members(corpus) {
+        // Read in corpus order (an archive's members in the order they lie in it), each hit
+        // made at once, then paged in result order.
+        let mut order = candidates.clone();
+        order.sort_unstable();
+        let chunks = read_chunks(corpus, &order);
+        let read = crate::parallel::map(&chunks, |chunk| {
+            let mut source = InputSource::new(&memory);
+            chunk
+                .iter()
+                .map(|&(index, _)| {
+                    source
+                        .read(corpus, index)
+                        .and_then(|b| searcher.search_rollout(corpus, summary, index, &b))
+                        .map(|hits| hits.into_iter().map(|m| searcher.hit(m)).collect())
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut by_index: std::collections::HashMap<usize, Result<Vec<_>, String>> = order
+            .iter()
+            .map(|&(index, _)| index)
+            .zip(read.into_iter().flatten())
+            .collect();
+        for &(index, trial) in &candidates {
+            match by_index.remove(&index) {
+                Some(Ok(hits)) => pager.add_lazy(corpus, index, trial, hits, |h| h),
+                Some(Err(e)) => pager.unreadable(index, e),
+                None => {}
+            }
+        }
+        return Ok(pager.finish());
+    }
+    let chunks: Vec<&[(usize, u32)]> = candidates.chunks(SEARCH_CHUNK).collect();
     crate::parallel::map_each(
         &chunks,
         |chunk| {
@@ -1664,7 +1718,7 @@ pub fn index_corpus(
     use crate::search::{rollout_texts, ByteSource, Field, SearchIndexBuilder};
     let memory = in_memory(inputs);
     let indices: Vec<usize> = (0..corpus.rollouts.len()).collect();
-    let chunks: Vec<&[usize]> = indices.chunks(SEARCH_CHUNK).collect();
+    let chunks = read_chunks(corpus, &indices);
     let mut builder = SearchIndexBuilder::new();
     crate::parallel::map_each(
         &chunks,

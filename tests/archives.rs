@@ -521,6 +521,94 @@ fn members_are_found_again_for_the_viewer() {
     }
 }
 
+/// Members read back many in turn ([`Members`]: a search, the filter's metadata) are the bytes
+/// they were packed from — in the order they were read, backwards, and shuffled (a walk of a tar
+/// stream that starts again), an archive inside an archive included — as is one member found
+/// alone ([`read_member`]).
+#[test]
+fn members_read_in_turn_are_the_bytes_they_were_packed_from() {
+    use prefix_exec::ingest::archive::read_member;
+    use prefix_exec::ingest::members::Members;
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    let files = files_of(&top);
+    let dir = scratch("archives-members");
+    let tar = tar_of(&files);
+    let small = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/small.jsonl"
+    ))
+    .unwrap();
+    let mut outer = files.clone();
+    outer.truncate(3);
+    outer.push(("inner.tar.gz".to_string(), gzip(&tar)));
+    outer.push(("inner.zip".to_string(), zip_of(&files)));
+    for (name, bytes) in [
+        ("repo.zip", zip_of(&files)),
+        ("repo.tar", tar.clone()),
+        ("repo.tar.gz", gzip(&tar)),
+        ("repo.tar.zst", zstd(&tar)),
+        ("nested.zip", zip_of(&outer)),
+        ("nested.tar.gz", gzip(&tar_of(&outer))),
+        ("zip.gz", gzip(&zip_of(&files))),
+        ("small.jsonl.gz", gzip(&small)),
+    ] {
+        let path = write(&dir, name, &bytes);
+        let archive = path.to_string_lossy().into_owned();
+        let mut ingest = Ingest::new();
+        let mut f = std::fs::File::open(&path).unwrap();
+        assert!(ingest.read_container(&archive, &ImportOptions::default(), &mut f, &mut |_| {}));
+        let corpus = ingest.finish();
+        let names: Vec<String> = corpus.files.iter().map(|f| f.name.clone()).collect();
+        assert!(
+            names.len() > 1 || name == "small.jsonl.gz",
+            "{name}: {names:?}"
+        );
+        // What each member holds: the file it was packed from (the longest path its name
+        // ends with), found one at a time too.
+        let once: Vec<Vec<u8>> = names
+            .iter()
+            .map(|m| {
+                let packed = files
+                    .iter()
+                    .filter(|(p, _)| m.ends_with(&format!("/{p}")))
+                    .max_by_key(|(p, _)| p.len())
+                    .map_or(&small, |(_, b)| b);
+                let found =
+                    read_member(&mut f, &archive, m).unwrap_or_else(|e| panic!("{name}: {m}: {e}"));
+                assert!(&found == packed, "{name}: {m}");
+                found
+            })
+            .collect();
+        let mut shuffled: Vec<usize> = (0..names.len()).collect();
+        // A fixed permutation: every 7th, then the rest backwards.
+        shuffled.sort_by_key(|&i| (i % 7 != 0, std::cmp::Reverse(i)));
+        let orders = [
+            (0..names.len()).collect::<Vec<_>>(),
+            (0..names.len()).rev().collect(),
+            shuffled,
+        ];
+        for (o, order) in orders.into_iter().enumerate() {
+            let mut members =
+                Members::open(Box::new(std::fs::File::open(&path).unwrap()), &archive)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            for &i in &order {
+                let got = members
+                    .read(&names[i])
+                    .unwrap_or_else(|e| panic!("{name}: {}: {e}", names[i]));
+                assert!(got == once[i], "{name}: {}", names[i]);
+            }
+            if o == 0 && name.contains(".tar") {
+                // In the stream's order, one walk: nothing is decompressed twice.
+                assert_eq!(members.walks(), 1, "{name}");
+            }
+            let missing = format!("{archive}/no/such.json");
+            assert!(members.read(&missing).is_err(), "{name}");
+            // The walk still reads after a miss.
+            assert!(members.read(&names[0]).unwrap() == once[0], "{name}");
+        }
+    }
+}
+
 /// A zip read member by member (the browser's way: members inflated elsewhere by
 /// `inflate_member`, handed to `zip_step` in turn, some left to the ingest) gives the corpus
 /// the zip read whole gives, corrupt, bomb, nested and non-run members included.

@@ -95,8 +95,8 @@ pub struct ArchiveProgress {
 /// and the tar framing ask for a few KiB (a tar header is 512 bytes), and each read of a
 /// browser file is a round trip to the browser's process of about a millisecond whatever its
 /// size — a `.tar.gz` of 57 MB cost 2.3 s of such reads in 32 KiB pieces.
-struct Sequential<'a> {
-    src: &'a mut dyn RandomAccess,
+pub(super) struct Sequential<S> {
+    src: S,
     /// Where the next read of `src` starts.
     pos: u64,
     /// Bytes read ahead, `buf[at..]` not yet handed out.
@@ -106,10 +106,10 @@ struct Sequential<'a> {
     read: Rc<Cell<u64>>,
 }
 
-impl<'a> Sequential<'a> {
+impl<S: RandomAccess> Sequential<S> {
     const BLOCK: usize = 1 << 20;
 
-    fn new(src: &'a mut dyn RandomAccess, read: Rc<Cell<u64>>) -> Sequential<'a> {
+    pub(super) fn new(src: S, read: Rc<Cell<u64>>) -> Sequential<S> {
         Sequential {
             src,
             pos: 0,
@@ -125,7 +125,7 @@ impl<'a> Sequential<'a> {
     }
 }
 
-impl Read for Sequential<'_> {
+impl<S: RandomAccess> Read for Sequential<S> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if self.at == self.buf.len() {
             if out.len() >= Self::BLOCK {
@@ -211,7 +211,7 @@ fn is_inspect_log(zip: &Archive<'_>) -> bool {
 }
 
 /// A member path as a file name: no empty, `.` or `..` components, no leading `/`.
-fn clean(path: &str) -> String {
+pub(super) fn clean(path: &str) -> String {
     path.split(['/', '\\'])
         .filter(|c| !c.is_empty() && *c != "." && *c != "..")
         .collect::<Vec<_>>()
@@ -239,7 +239,7 @@ fn maybe_container_name(path: &str) -> bool {
 }
 
 /// The name of a single compressed file's content: `runs.jsonl.gz` → `runs.jsonl`.
-fn without_compression_suffix(name: &str) -> String {
+pub(super) fn without_compression_suffix(name: &str) -> String {
     for x in [".gz", ".zst", ".gzip", ".zstd"] {
         if name.len() > x.len() && name.to_ascii_lowercase().ends_with(x) {
             return name[..name.len() - x.len()].to_string();
@@ -341,7 +341,7 @@ pub fn inflate_member(
 }
 
 /// An entry's bytes, its record read through `read_at`: every path that inflates a member.
-fn inflate_entry(
+pub(super) fn inflate_entry(
     entry: &Entry,
     read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<usize>,
 ) -> Result<Vec<u8>, String> {
@@ -944,78 +944,46 @@ impl Ingest {
 
 /// The bytes of one member of an archive, found again by the name its file was read under
 /// (`<archive>/<member path>`, an archive inside it one level deep, or a single compressed
-/// file's name without its ending): what a viewer re-reads a rollout's steps from. Walks the
-/// archive as reading it did, decompressing only up to the member.
+/// file's name without its ending): what a viewer re-reads a rollout's steps from. Decompresses
+/// a tar stream only up to the member; to read many, keep one [`super::members::Members`].
 pub fn read_member(
     src: &mut dyn RandomAccess,
     archive: &str,
     member: &str,
 ) -> Result<Vec<u8>, String> {
-    let mut head = [0u8; HEAD];
-    let n = src.read_at(0, &mut head).map_err(|e| e.to_string())?;
-    let kind = Container::of(&head[..n]).ok_or("not an archive")?;
-    let path = member
-        .strip_prefix(archive)
-        .and_then(|p| p.strip_prefix('/'))
-        .map(str::to_string);
-    let consumed = Rc::new(Cell::new(0));
-    match kind {
-        Container::Zip => find_in_zip(src, &path.ok_or("not a member of this archive")?, 0),
-        _ => {
-            let mut seq = Sequential::new(src, consumed.clone());
-            let single = (member == without_compression_suffix(archive)).then_some(());
-            find_in_stream(kind, &mut seq, consumed, path.as_deref(), single, 0)
-        }
-    }
+    super::members::Members::open(Box::new(src), archive)?.read(member)
 }
 
-fn find_in_zip(src: &mut dyn RandomAccess, path: &str, depth: u32) -> Result<Vec<u8>, String> {
-    let mut zip = Archive::open(src)?;
-    let entries = zip.entries.clone();
-    for entry in entries {
-        let name = clean(&entry.name);
-        if name.is_empty() || entry.name.ends_with('/') {
-            continue;
-        }
-        if name == path {
-            return zip.read(&entry);
-        }
-        if let Some(rest) = path.strip_prefix(&name).and_then(|r| r.strip_prefix('/')) {
-            if depth == 0 {
-                return find_in_bytes(zip.read(&entry)?, rest, depth + 1);
-            }
-        }
-    }
-    Err(format!("no member {path} in the archive"))
-}
-
-/// A nested archive held in memory.
-fn find_in_bytes(bytes: Vec<u8>, path: &str, depth: u32) -> Result<Vec<u8>, String> {
-    let kind = Container::of(&bytes[..bytes.len().min(HEAD)]).ok_or("not an archive")?;
-    let mut inner: &[u8] = &bytes;
-    match kind {
-        Container::Zip => find_in_zip(&mut inner, path, depth),
-        _ => {
-            let consumed = Rc::new(Cell::new(0));
-            let mut seq = Sequential::new(&mut inner, consumed.clone());
-            find_in_stream(kind, &mut seq, consumed, Some(path), None, depth)
-        }
-    }
+/// A member's path inside archive `archive`: its name without `<archive>/`, or without
+/// `runs.zip/` for the members of a compressed archive `runs.zip.gz` (named by its content).
+pub(super) fn member_path<'m>(archive: &str, member: &'m str) -> Option<&'m str> {
+    let under = |prefix: &str| member.strip_prefix(prefix)?.strip_prefix('/');
+    under(archive).or_else(|| under(&without_compression_suffix(archive)))
 }
 
 /// A gzip, zstd or tar stream opened for reading: what its first bytes say it holds (tar for a
 /// tar stream), and its decompressed bytes from the start, within the limits of [`Guarded`].
-fn open_stream<'a>(
+pub(super) fn open_stream<'a>(
     kind: Container,
-    src: &'a mut dyn Read,
+    src: impl Read + 'a,
     consumed: Rc<Cell<u64>>,
-) -> Result<(Option<Container>, impl Read + 'a), String> {
+) -> Result<(Option<Container>, Box<dyn Read + 'a>), String> {
+    // Boxed before the decoders see it: one copy of the gzip and zstd decoders in the
+    // binary, not one per reader type (the worker's wasm is size-budgeted).
+    open_boxed_stream(kind, Box::new(src), consumed)
+}
+
+fn open_boxed_stream<'a>(
+    kind: Container,
+    src: Box<dyn Read + 'a>,
+    consumed: Rc<Cell<u64>>,
+) -> Result<(Option<Container>, Box<dyn Read + 'a>), String> {
     let decoded: Box<dyn Read + 'a> = match kind {
         Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
         Container::Zstd => {
             Box::new(ruzstd::decoding::StreamingDecoder::new(src).map_err(|e| e.to_string())?)
         }
-        Container::Tar | Container::Zip => Box::new(src),
+        Container::Tar | Container::Zip => src,
     };
     let mut guarded = Guarded {
         inner: decoded,
@@ -1032,54 +1000,5 @@ fn open_stream<'a>(
     } else {
         Container::of(&head)
     };
-    Ok((inner, io::Cursor::new(head).chain(guarded)))
-}
-
-fn find_in_stream(
-    kind: Container,
-    src: &mut dyn Read,
-    consumed: Rc<Cell<u64>>,
-    path: Option<&str>,
-    single: Option<()>,
-    depth: u32,
-) -> Result<Vec<u8>, String> {
-    let (inner_kind, mut whole) = open_stream(kind, src, consumed)?;
-    let is_tar = inner_kind == Some(Container::Tar);
-    if !is_tar {
-        let mut bytes = Vec::new();
-        (&mut whole)
-            .take(MAX_NESTED_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| e.to_string())?;
-        return match (single, path) {
-            (Some(()), _) => Ok(bytes),
-            (None, Some(path)) if depth == 0 => find_in_bytes(bytes, path, depth + 1),
-            _ => Err("not a member of this archive".to_string()),
-        };
-    }
-    let path = path.ok_or("not a member of this archive")?;
-    let mut archive = tar::Archive::new(whole);
-    for entry in archive.entries().map_err(|e| e.to_string())? {
-        let mut entry = entry.map_err(|e| e.to_string())?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let name = clean(&String::from_utf8_lossy(&entry.path_bytes()));
-        if name == path {
-            let mut bytes = Vec::new();
-            entry.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-            return Ok(bytes);
-        }
-        if let Some(rest) = path.strip_prefix(&name).and_then(|r| r.strip_prefix('/')) {
-            if depth == 0 {
-                let mut bytes = Vec::new();
-                (&mut entry)
-                    .take(MAX_NESTED_BYTES)
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| e.to_string())?;
-                return find_in_bytes(bytes, rest, depth + 1);
-            }
-        }
-    }
-    Err(format!("no member {path} in the archive"))
+    Ok((inner, Box::new(io::Cursor::new(head).chain(guarded))))
 }

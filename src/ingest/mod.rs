@@ -32,6 +32,7 @@
 
 pub mod archive;
 pub mod framing;
+pub mod members;
 pub mod prepared;
 pub(crate) mod session;
 pub mod sniff;

@@ -364,7 +364,7 @@ impl Searcher {
     }
 
     /// The hit of a matched text: its snippet and matches.
-    fn hit(&self, m: Matched) -> RolloutHit {
+    pub fn hit(&self, m: Matched) -> RolloutHit {
         let found = self.find(&m.text).expect("a text that matched matches");
         RolloutHit {
             step: m.step,

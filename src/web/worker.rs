@@ -43,6 +43,9 @@ struct State {
     /// The archive member last re-read for the rollout viewer (corpus file, bytes): the
     /// rollouts of one member are viewed without decompressing it again.
     member: RefCell<Option<(u32, Vec<u8>)>>,
+    /// The archive last re-read from (its dropped file's index) and its members: a search or
+    /// the filter's metadata reads them all without walking the archive again for each.
+    members: RefCell<Option<(usize, crate::ingest::members::Members<'static>)>>,
     /// Every rollout's metadata (every key, [`crate::filter::all_meta_values`]), read from the
     /// files the first time a filter's `meta.*` clause or the filter's pickers need it (the
     /// corpus keeps none).
@@ -68,7 +71,7 @@ const WHOLE_FILE: f64 = 256.0 * 1024.0 * 1024.0;
 
 /// The bytes of corpus file `f` (an archive's member inflated), whole; `None` for a plain file
 /// over [`WHOLE_FILE`].
-fn file_bytes(state: &State, f: u32, reader: &FileReaderSync) -> Result<Option<Vec<u8>>, String> {
+fn file_bytes(state: &State, f: u32) -> Result<Option<Vec<u8>>, String> {
     let input = state.corpus.files.get(f as usize).ok_or("no such file")?;
     let file = state
         .origin
@@ -76,8 +79,7 @@ fn file_bytes(state: &State, f: u32, reader: &FileReaderSync) -> Result<Option<V
         .and_then(|&o| state.files.get(o))
         .ok_or("its file is no longer loaded")?;
     if let Some(archive) = &input.archive {
-        let mut access = FileAccess { file, reader };
-        return crate::ingest::archive::read_member(&mut access, archive, &input.name).map(Some);
+        return member_bytes(state, f, archive).map(Some);
     }
     if file.size() > WHOLE_FILE {
         return Ok(None);
@@ -100,7 +102,7 @@ fn read_meta(state: &State) -> Vec<crate::filter::MetaValues> {
             let r = &state.corpus.rollouts[i];
             let f = r.source.file;
             if current.as_ref().is_none_or(|(c, _)| *c != f) {
-                current = file_bytes(state, f, &reader).ok().map(|b| (f, b));
+                current = file_bytes(state, f).ok().map(|b| (f, b));
             }
             let bytes = match &current {
                 Some((_, Some(whole))) => {
@@ -233,6 +235,88 @@ fn read_all(file: &File) -> Result<Vec<u8>, String> {
         .read_as_array_buffer(file)
         .map_err(|_| format!("cannot read {} (was it moved or deleted?)", file.name()))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// A dropped file read by offset, held (an archive's members read back one after another),
+/// in aligned parts of [`MEMBER_PART`] bytes, the last [`MEMBER_PARTS_KEPT`] kept: a zip's
+/// members in name order lie scattered over the file, a folder's files together, and each read
+/// of a `File` is a round trip to the browser's process (one per member cost 19 s on the
+/// 15-run leaderboard's 31,000 members).
+struct OwnedFileAccess {
+    file: File,
+    reader: FileReaderSync,
+    /// Parts read (their index, bytes), oldest first.
+    parts: Vec<(u64, Vec<u8>)>,
+}
+
+const MEMBER_PART: u64 = 2 << 20;
+const MEMBER_PARTS_KEPT: usize = 8;
+
+impl OwnedFileAccess {
+    fn new(file: File, reader: FileReaderSync) -> Self {
+        OwnedFileAccess {
+            file,
+            reader,
+            parts: Vec::new(),
+        }
+    }
+
+    fn direct(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        use crate::formats::inspect::RandomAccess;
+        FileAccess {
+            file: &self.file,
+            reader: &self.reader,
+        }
+        .read_at(offset, buf)
+    }
+
+    /// Part `i`, read unless kept.
+    fn part(&mut self, i: u64) -> std::io::Result<&[u8]> {
+        let at = match self.parts.iter().position(|(k, _)| *k == i) {
+            Some(at) => at,
+            None => {
+                let start = i * MEMBER_PART;
+                let len = MEMBER_PART.min((self.file.size() as u64).saturating_sub(start));
+                let mut bytes = vec![0u8; len as usize];
+                let n = self.direct(start, &mut bytes)?;
+                bytes.truncate(n);
+                if self.parts.len() == MEMBER_PARTS_KEPT {
+                    self.parts.remove(0);
+                }
+                self.parts.push((i, bytes));
+                self.parts.len() - 1
+            }
+        };
+        Ok(&self.parts[at].1)
+    }
+}
+
+impl crate::formats::inspect::RandomAccess for OwnedFileAccess {
+    fn size(&self) -> u64 {
+        self.file.size() as u64
+    }
+
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let end = (offset + buf.len() as u64).min(self.size());
+        if offset >= end {
+            return Ok(0);
+        }
+        let mut n = 0;
+        for i in offset / MEMBER_PART..=(end - 1) / MEMBER_PART {
+            let base = i * MEMBER_PART;
+            let (from, to) = (offset.max(base) - base, end.min(base + MEMBER_PART) - base);
+            let part = self.part(i)?;
+            let got = part
+                .get(from as usize..(to as usize).min(part.len()))
+                .unwrap_or_default();
+            buf[n..n + got.len()].copy_from_slice(got);
+            n += got.len();
+            if got.len() < (to - from) as usize {
+                break;
+            }
+        }
+        Ok(n)
+    }
 }
 
 /// A dropped file read by offset (a zip's table of contents is at its end): each read is a
@@ -1026,6 +1110,7 @@ async fn compute(
     let mut state = State {
         origin: origins(corpus.files.len(), &starts),
         member: RefCell::new(None),
+        members: RefCell::new(None),
         corpus,
         names: names.to_vec(),
         options: options.to_vec(),
@@ -1448,6 +1533,33 @@ async fn search(
     }
 }
 
+/// The bytes of corpus file `f`, a member of archive `archive`, read through the archive's
+/// [`crate::ingest::members::Members`] (kept in `state` for the next member).
+fn member_bytes(state: &State, f: u32, archive: &str) -> Result<Vec<u8>, String> {
+    let input = state.corpus.files.get(f as usize).ok_or("no such file")?;
+    let origin = *state
+        .origin
+        .get(f as usize)
+        .ok_or("its file is no longer loaded")?;
+    let mut members = state.members.borrow_mut();
+    match &mut *members {
+        Some((o, opened)) if *o == origin => opened.read(&input.name),
+        slot => {
+            let file = state
+                .files
+                .get(origin)
+                .ok_or("its file is no longer loaded")?
+                .clone();
+            let reader = FileReaderSync::new().map_err(|_| "cannot read files in this worker")?;
+            let opened = crate::ingest::members::Members::open(
+                Box::new(OwnedFileAccess::new(file, reader)),
+                archive,
+            )?;
+            slot.insert((origin, opened)).1.read(&input.name)
+        }
+    }
+}
+
 /// The bytes at rollout `index`'s source: a slice of its dropped file, or of its archive
 /// member (found again in the archive once per member). With `whole`, a small file is read
 /// whole once and kept there for the next rollouts of the same file.
@@ -1471,12 +1583,7 @@ fn rollout_bytes(
     if let Some(archive) = &input.archive {
         let mut cache = state.member.borrow_mut();
         if cache.as_ref().is_none_or(|(f, _)| *f != r.source.file) {
-            let mut access = FileAccess {
-                file,
-                reader: &reader,
-            };
-            let bytes = crate::ingest::archive::read_member(&mut access, archive, &input.name)?;
-            *cache = Some((r.source.file, bytes));
+            *cache = Some((r.source.file, member_bytes(state, r.source.file, archive)?));
         }
         return Ok(cache.as_ref().map(|(_, b)| slice(b)).unwrap_or_default());
     }

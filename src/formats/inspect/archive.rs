@@ -62,6 +62,18 @@ impl ReadAtShared for std::fs::File {
     }
 }
 
+impl<T: RandomAccess + ?Sized> RandomAccess for &mut T {
+    fn size(&self) -> u64 {
+        (**self).size()
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        (**self).read_at(offset, buf)
+    }
+    fn concurrent(&self) -> Option<&dyn ReadAtShared> {
+        (**self).concurrent()
+    }
+}
+
 impl RandomAccess for &[u8] {
     fn size(&self) -> u64 {
         self.len() as u64
