@@ -476,7 +476,7 @@ fn archives_read_the_same_on_any_thread_count() {
 #[test]
 fn members_are_found_again_for_the_viewer() {
     use prefix_exec::browse::parse_steps;
-    use prefix_exec::ingest::archive::read_member;
+    use prefix_exec::ingest::members::read_member;
     let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
     let files = files_of(&top);
     let dir = scratch("archives-viewer");
@@ -527,7 +527,7 @@ fn members_are_found_again_for_the_viewer() {
 /// alone ([`read_member`]).
 #[test]
 fn members_read_in_turn_are_the_bytes_they_were_packed_from() {
-    use prefix_exec::ingest::archive::read_member;
+    use prefix_exec::ingest::members::read_member;
     use prefix_exec::ingest::members::Members;
     let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
     let files = files_of(&top);

@@ -942,18 +942,6 @@ impl Ingest {
     }
 }
 
-/// The bytes of one member of an archive, found again by the name its file was read under
-/// (`<archive>/<member path>`, an archive inside it one level deep, or a single compressed
-/// file's name without its ending): what a viewer re-reads a rollout's steps from. Decompresses
-/// a tar stream only up to the member; to read many, keep one [`super::members::Members`].
-pub fn read_member(
-    src: &mut dyn RandomAccess,
-    archive: &str,
-    member: &str,
-) -> Result<Vec<u8>, String> {
-    super::members::Members::open(Box::new(src), archive)?.read(member)
-}
-
 /// A member's path inside archive `archive`: its name without `<archive>/`, or without
 /// `runs.zip/` for the members of a compressed archive `runs.zip.gz` (named by its content).
 pub(super) fn member_path<'m>(archive: &str, member: &'m str) -> Option<&'m str> {

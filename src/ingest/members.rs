@@ -1,7 +1,8 @@
-//! An archive's members read back one after another — a search of every rollout, the filter's
-//! metadata, the rollout viewer stepping through a run — without walking the archive again for
-//! each: what [`super::archive::read_member`] does for one member costs, for the last member
-//! of a `.tar.gz`, decompressing all of it, and for a zip, reading its whole table of contents.
+//! An archive's members read back after reading — a search of every rollout, the filter's
+//! metadata, the rollout viewer stepping through a run — by the names their files were read
+//! under, without walking the archive again for each: one member found afresh costs, for the
+//! last member of a `.tar.gz`, decompressing all of it, and for a zip, reading its whole table
+//! of contents.
 //!
 //! - A zip's table of contents is read once, its entries looked up by name.
 //! - A tar stream (`.tar`, `.tar.gz`, `.tar.zst`) is walked forward from where the last member
@@ -11,9 +12,8 @@
 //! - An archive inside the archive (one level deep, as reading allows) is held in memory once
 //!   and its members read back the same way.
 //!
-//! Every member is found as [`super::archive::read_member`] finds it: the same names, the same
-//! limits, the same bytes (tested on every kind of archive, in and out of order).
-
+//! A member's bytes are the ones reading pushed for it, under the same limits (tested on every
+//! kind of archive against the bytes they were packed from, in and out of order).
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Read};
@@ -51,6 +51,18 @@ impl RandomAccess for Owned {
         let mut bytes: &[u8] = &self.0;
         bytes.read_at(offset, buf)
     }
+}
+
+/// The bytes of one member of an archive, found again by the name its file was read under
+/// (`<archive>/<member path>`, an archive inside it one level deep, or a single compressed
+/// file's name without its ending): what a viewer re-reads a rollout's steps from. Decompresses
+/// a tar stream only up to the member; to read many, keep one [`Members`].
+pub fn read_member(
+    src: &mut dyn RandomAccess,
+    archive: &str,
+    member: &str,
+) -> Result<Vec<u8>, String> {
+    Members::open(Box::new(src), archive)?.read(member)
 }
 
 /// The members of one archive, read by the names its files were read under
