@@ -7,13 +7,14 @@
 // then the whole folder picked at once: docs/screenshot-folder.png (the file list grouped by run,
 // the table with its Crashed column, at 1,280 px); then the shared message transcripts
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
-// docs/screenshot-transcripts.png (the mappings the files were read with, and the table).
+// docs/screenshot-transcripts.png (the mappings the files were read with, and the table); the
+// folder as one .tar.gz dropped: docs/screenshot-archive.png.
 // Then the Ranks view and the cost frontier of the tau-bench and tau2 airline runs picked as one
 // folder, at 1,280 px: docs/screenshot-ranks.png and docs/screenshot-frontier.png; then, on the
 // same runs, the failure clusters, a search and a filter: docs/screenshot-clusters.png,
 // docs/screenshot-search.png, docs/screenshot-filter.png.
-// Run: node e2e/screenshots.mjs [leaderboard|folder|transcripts|ranks] (after building the app;
-// all four without an argument).
+// Run: node e2e/screenshots.mjs [leaderboard|folder|archive|transcripts|ranks] (after building
+// the app; all of them without an argument).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,6 +97,30 @@ try {
 } finally {
   await whole.close();
 }
+}
+
+// The same folder as one archive, as runs are downloaded: packed here as a .tar.gz (in the
+// system's temporary folder, never committed) and dropped, at 1,280 px:
+// docs/screenshot-archive.png (the file list named by the archive's members, the table).
+if (wanted('archive')) {
+  const { execFileSync } = await import('node:child_process');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-archive-'));
+  const archive = path.join(tmp, 'released-runs.tar.gz');
+  execFileSync('tar', ['-czf', archive, '-C', path.dirname(SHARED), path.basename(SHARED)]);
+  const ar = await openApp(null);
+  try {
+    const p = ar.page;
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await setSetting(p, 'settings-bootstrap', 2000);
+    await computeAfter(p, () => p.getByTestId('file-input').setInputFiles(archive), 540_000);
+    await p.getByTestId('tab-table').click();
+    await p.waitForTimeout(400);
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-archive.png') });
+    console.log('wrote docs/screenshot-archive.png');
+  } finally {
+    await ar.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 // The shared message transcripts picked as one folder, at 1,280 px: the settings' transcript

@@ -422,9 +422,11 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
                     _ => p.is_dir(),
                 };
                 let listed = p.extension().is_some_and(|x| {
-                    ["json", "jsonl", "zip", "tar", "tgz", "gz", "zst", "tzst"]
-                        .iter()
-                        .any(|e| x.eq_ignore_ascii_case(e))
+                    [
+                        "json", "jsonl", "eval", "zip", "tar", "tgz", "gz", "zst", "tzst",
+                    ]
+                    .iter()
+                    .any(|e| x.eq_ignore_ascii_case(e))
                 });
                 match (is_dir, listed) {
                     (true, _) => Entry::Dir(p),
@@ -462,7 +464,10 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
             Input::Path(p) if p.is_dir() => {
                 let (files, n) = walk(&p)?;
                 if files.is_empty() {
-                    bail!("the folder {} holds no .json or .jsonl file", p.display());
+                    bail!(
+                        "the folder {} holds no .json, .jsonl, .eval or archive file",
+                        p.display()
+                    );
                 }
                 out.extend(files);
                 skipped += n;
@@ -472,8 +477,8 @@ fn expand_inputs(inputs: Vec<Input>) -> Result<Vec<Input>> {
     }
     if skipped > 0 {
         eprintln!(
-            "prefix-exec: {skipped} files in the given folders are not .json, .jsonl or \
-             archive files and were skipped"
+            "prefix-exec: {skipped} files in the given folders are not .json, .jsonl, Inspect \
+             .eval or archive files and were skipped"
         );
     }
     Ok(out)

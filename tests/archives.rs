@@ -247,10 +247,22 @@ fn an_inspect_log_stays_a_log_and_is_read_inside_an_archive() {
     let tgz = write(
         &dir,
         "logs.tar.gz",
-        &gzip(&tar_of(&[("logs/x.eval".to_string(), bytes)])),
+        &gzip(&tar_of(&[("logs/x.eval".to_string(), bytes.clone())])),
     );
     let (r, _) = score(&[&tgz], &[]);
     assert_eq!(r["conditions"], want["conditions"]);
+    // A folder holding the log reads it as the archive does: the folder rule takes `.eval`
+    // names as reading an archive's members does (it once skipped them in folders alone).
+    let folder = dir.join("logs");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("x.eval"), &bytes).unwrap();
+    std::fs::write(folder.join("notes.txt"), b"not run data").unwrap();
+    let (f, stderr) = score(&[&folder], &[]);
+    assert_eq!(f["conditions"], want["conditions"]);
+    assert!(
+        stderr.contains("1 files in the given folders are not .json, .jsonl, Inspect .eval or"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -392,7 +404,12 @@ fn released_runs_as_archives_read_as_their_folders() {
         return;
     }
     let dir = scratch("archives-released");
-    for folder in ["tau-bench", "toolsandbox/agent_anthropic", "bfcl"] {
+    for folder in [
+        "tau-bench",
+        "toolsandbox/agent_anthropic",
+        "bfcl",
+        "inspect",
+    ] {
         let path = root.join(folder);
         let files = files_of(&path);
         let tar = tar_of(&files);

@@ -131,7 +131,8 @@ fn a_repository_reads_right() {
     let kinds: u64 = problems.iter().map(|p| p["count"].as_u64().unwrap()).sum();
     assert_eq!(kinds, r["diagnostics_total"].as_u64().unwrap());
     assert!(stderr.contains(
-        "6 files in the given folders are not .json, .jsonl or archive files and were skipped"
+        "6 files in the given folders are not .json, .jsonl, Inspect .eval or archive files and were \
+         skipped"
     ));
     let problem_lines = stderr
         .lines()

@@ -57,7 +57,8 @@ TYPES = {
 def collect(paths: Sequence[str]) -> List[Tuple[str, str]]:
     """``(name, real path)`` of every file to serve, in the order ``prefix-exec score`` reads
     them and named as it names them: a file by the path given, a folder walked in name order for
-    its ``.json`` and ``.jsonl`` files, each named ``<folder as given>/<path inside it>``."""
+    its ``.json``, ``.jsonl``, ``.eval`` and archive files, each named ``<folder as given>/<path
+    inside it>``."""
     out: List[Tuple[str, str]] = []
     for given in paths:
         real = os.path.realpath(given)
@@ -66,13 +67,18 @@ def collect(paths: Sequence[str]) -> List[Tuple[str, str]]:
             _walk(real, real, os.fspath(given), out)
             if len(out) == before:
                 raise SystemExit(
-                    f"prefix-exec view: the folder {given} holds no .json or .jsonl file"
+                    f"prefix-exec view: the folder {given} holds no .json, .jsonl, .eval or archive file"
                 )
         elif os.path.isfile(real):
             out.append((os.fspath(given), real))
         else:
             raise SystemExit(f"prefix-exec view: cannot open {given}: no such file or folder")
     return out
+
+
+# The names a folder walk reads, as the CLI's and the app's walks do: JSON and JSONL files,
+# Inspect .eval logs, archives and compressed files.
+_READ = (".json", ".jsonl", ".eval", ".zip", ".tar", ".tgz", ".gz", ".zst", ".tzst")
 
 
 def _walk(root: str, folder: str, name: str, out: List[Tuple[str, str]]) -> None:
@@ -90,7 +96,7 @@ def _walk(root: str, folder: str, name: str, out: List[Tuple[str, str]]) -> None
             continue
         if os.path.isdir(real):
             _walk(root, real, os.path.join(name, entry), out)
-        elif os.path.isfile(real) and entry.lower().endswith((".json", ".jsonl")):
+        elif os.path.isfile(real) and entry.lower().endswith(_READ):
             out.append((os.path.join(name, entry), real))
 
 

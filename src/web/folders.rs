@@ -27,8 +27,8 @@ pub fn dropped_entries(dt: &DataTransfer) -> Vec<FileSystemEntry> {
 }
 
 /// Every file under `entries`, with its path relative to the drop (no leading `/`), in the
-/// order the browser lists them; of the files inside dropped folders only `.json` and `.jsonl`
-/// ones, as the CLI walks a folder (the others are counted: the second value).
+/// order the browser lists them; of the files inside dropped folders only those
+/// [`is_rollout_file_name`] takes, as the CLI walks a folder (the others are counted: the second value).
 pub async fn files_of(
     entries: Vec<FileSystemEntry>,
 ) -> Result<(Vec<(File, String)>, usize), String> {
@@ -56,11 +56,12 @@ pub async fn files_of(
 }
 
 /// Whether a file found in a folder is read, as the CLI decides: a `.json` or `.jsonl` name,
-/// or an archive or compressed file's (a folder's READMEs, logs and `.txt` files are skipped).
+/// an Inspect `.eval` log, or an archive or compressed file's (a folder's READMEs, logs and
+/// `.txt` files are skipped).
 pub fn is_rollout_file_name(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     [
-        ".json", ".jsonl", ".zip", ".tar", ".tgz", ".gz", ".zst", ".tzst",
+        ".json", ".jsonl", ".eval", ".zip", ".tar", ".tgz", ".gz", ".zst", ".tzst",
     ]
     .iter()
     .any(|x| lower.ends_with(x))

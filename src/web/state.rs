@@ -297,7 +297,7 @@ impl Session {
             .collect();
         // A picked folder lists its files in the browser's order; read them in name order, as
         // the CLI walks a folder and a drop is walked, so a pick reads like either, and only
-        // its .json and .jsonl files, as the CLI reads a folder.
+        // its .json, .jsonl, .eval and archive files, as the CLI reads a folder.
         let mut skipped = 0;
         if from_folder {
             let before = with_paths.len();
@@ -309,7 +309,8 @@ impl Session {
     }
 
     /// [`Session::add_files`] with each file's path relative to its dropped folder; `skipped`
-    /// files of the folders were not .json, .jsonl or archive files (said in the notice).
+    /// files of the folders were not .json, .jsonl, Inspect .eval or archive files (said in the
+    /// notice).
     pub fn add_files_with_paths(&self, files: Vec<(File, String)>, skipped: usize) {
         // A file is loaded already when one with its path, size and modification time is. Paths
         // are compared first, by hash: the size and modification time are asked of the browser
@@ -379,7 +380,7 @@ impl Session {
         let mut notes = Vec::new();
         if skipped > 0 {
             notes.push(format!(
-                "{skipped} files in the folders are not .json, .jsonl or archive files and were skipped"
+                "{skipped} files in the folders are not .json, .jsonl, Inspect .eval or archive files and were skipped"
             ));
         }
         if !duplicates.is_empty() {
