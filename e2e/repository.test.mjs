@@ -7,8 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'node:test';
 
 import { ROOT, cliReportBytes, computeAfter, download, openApp, setSetting, tempDir, waitMounted } from './lib.mjs';
@@ -202,5 +204,70 @@ test('a big zip of released runs, inflated by the pool: the folder\'s report', {
   assert.deepEqual(r.conditions, folder.conditions);
   assert.deepEqual(r.paired, folder.paired);
   assert.deepEqual(r.ranks, folder.ranks);
+  await assertHealthy();
+});
+
+// Gzip decompressed by the browser's own DecompressionStream (#28), with the wasm decoder taking
+// over where it fails (Chromium refuses a gzip of several members as "junk after the end", and
+// a cut stream): every stream reads as the CLI reads it. The scoring worker's
+// DecompressionStream is wrapped to count its uses, or removed to force the wasm decoder.
+test('gzip decompressed by the browser itself: the CLI\'s report, damaged streams too', { timeout: 400_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const src = path.join(dir, 'src');
+  fs.cpSync(path.join(FIXTURES, 'repo', TOP), path.join(src, TOP), { recursive: true });
+  // A big member of distinct lines: the archive passes the 4 MiB of a small file, and the
+  // browser's decoder hands bytes over before a damaged stream fails.
+  const hex = (i, k) => createHash('sha256').update(`${k}:${i}`).digest('hex');
+  const lines = [];
+  for (let i = 0; i < 60_000; i++) {
+    const h = hex(i, 'x');
+    lines.push(JSON.stringify({ dataset: 'big', task_id: `t${i}`, model: 'm', method: i % 2 ? 'a' : 'b', success: h[0] < '8', steps: [{ tool: 'q', args: { x: h + hex(i, 'y') }, ok: h[1] < 'c', error: hex(i, 'e') }] }));
+  }
+  fs.mkdirSync(path.join(src, TOP, 'big'));
+  fs.writeFileSync(path.join(src, TOP, 'big', 'lines.jsonl'), lines.join('\n') + '\n');
+  const tar = path.join(dir, 'repo.tar');
+  execFileSync('tar', ['-cf', tar, '-C', src, TOP]);
+  const tarBytes = fs.readFileSync(tar);
+  const gz = (b) => zlib.gzipSync(b, { level: 1 });
+  const whole = gz(tarBytes);
+  const small = fs.readFileSync(path.join(ROOT, 'tests', 'golden', 'small.jsonl'));
+  const cases = {
+    'repo.tar.gz': whole,
+    'two.tar.gz': Buffer.concat([gz(tarBytes.subarray(0, tarBytes.length >> 1)), gz(tarBytes.subarray(tarBytes.length >> 1))]),
+    'cut.tar.gz': whole.subarray(0, Math.floor(whole.length * 0.6)),
+    'small.jsonl.gz': gz(small),
+    'junk.jsonl.gz': Buffer.concat([gz(small), Buffer.from('junk')]),
+  };
+  assert.ok(whole.length > 4 << 20, `the archive is ${whole.length} bytes`);
+  const { page, assertHealthy } = await openApp(t);
+  const runs = [...Object.keys(cases).map((name) => [name, 'browser']), ['two.tar.gz', 'wasm'], ['cut.tar.gz', 'wasm']];
+  for (const [name, decoder] of runs) {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, cases[name]);
+    await page.reload();
+    await waitMounted(page);
+    await setSetting(page, 'settings-bootstrap', 200);
+    await page.waitForFunction(() => true);
+    for (let i = 0; i < 100 && page.workers().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (const w of page.workers()) {
+      await w.evaluate((keep) => {
+        const D = self.DecompressionStream;
+        self.uses = 0;
+        self.DecompressionStream = keep && D ? class extends D { constructor(f) { super(f); self.uses += 1; } } : undefined;
+      }, decoder === 'browser');
+    }
+    await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(file));
+    const uses = (await Promise.all(page.workers().map((w) => w.evaluate(() => self.uses ?? 0)))).reduce((a, b) => a + b, 0);
+    assert.equal(uses, decoder === 'browser' ? 1 : 0, `${name}: DecompressionStream used ${uses} times`);
+    const r = await report(page);
+    const cli = JSON.parse(cliReportBytes([name], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
+    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'inputs', 'notes']) {
+      assert.deepEqual(r[key], cli[key], `${name} (${decoder}): ${key}`);
+    }
+    if (name.startsWith('cut')) assert.ok(cli.diagnostics.some((d) => /cut short|was cut/.test(d.message)), JSON.stringify(cli.diagnostics));
+    if (name.endsWith('.tar.gz') && !name.startsWith('cut')) {
+      assert.ok(cli.conditions.some((c) => c.dataset === 'big'), name);
+    }
+  }
   await assertHealthy();
 });

@@ -695,3 +695,170 @@ fn a_zip_read_step_by_step_reads_as_the_zip_read_whole() {
         .begin_zip("runs.tar.gz", &options, &mut &tgz[..])
         .is_none());
 }
+
+/// A tar whose member's long path is given by a pax record (as GNU tar's `--format=pax`
+/// writes it) rather than a GNU long-name entry.
+fn pax_tar(path: &str, bytes: &[u8]) -> Vec<u8> {
+    let mut record = String::new();
+    let body = format!(" path={path}\n");
+    let mut len = body.len() + 1;
+    while format!("{len}{body}").len() != len {
+        len += 1;
+    }
+    record.push_str(&format!("{len}{body}"));
+    let mut b = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_ustar();
+    h.set_entry_type(tar::EntryType::XHeader);
+    h.set_size(record.len() as u64);
+    h.set_path("PaxHeader").unwrap();
+    h.set_cksum();
+    b.append(&h, record.as_bytes()).unwrap();
+    let mut h = tar::Header::new_ustar();
+    h.set_entry_type(tar::EntryType::Regular);
+    h.set_size(bytes.len() as u64);
+    h.set_path("short.jsonl").unwrap();
+    h.set_mode(0o644);
+    h.set_cksum();
+    b.append(&h, bytes).unwrap();
+    b.into_inner().unwrap()
+}
+
+/// What a decoder elsewhere (the browser's own) gives of `bytes`: every byte it decoded
+/// before it stopped, and whether it failed.
+fn decoded_elsewhere(bytes: &[u8]) -> (Vec<u8>, Option<String>) {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut decoder: Box<dyn Read> = if bytes.starts_with(b"\x1f\x8b") {
+        Box::new(flate2::read::MultiGzDecoder::new(bytes))
+    } else {
+        Box::new(bytes)
+    };
+    loop {
+        match decoder.read(&mut buf) {
+            Ok(0) => return (out, None),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn a_stream_decoded_elsewhere_in_pieces_reads_as_the_stream_read_here() {
+    use prefix_exec::ingest::archive::{Container, READ};
+    let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
+    let good = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/small.jsonl"
+    ))
+    .unwrap();
+    let mut files = files_of(&top);
+    let long = format!("{}/deep.jsonl", "a-very-long-folder-name".repeat(6));
+    files.push((long, good.clone()));
+    let big: String = (0..30_000u64)
+        .map(|i| {
+            let x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 9;
+            format!("{{\"dataset\":\"f\",\"task_id\":\"{x:x}\",\"model\":\"m\",\"method\":\"x\",\"success\":{},\"steps\":[]}}\n", i % 3 == 0)
+        })
+        .collect();
+    files.push(("big/streamed.jsonl".to_string(), big.into_bytes()));
+    files.push(("inner.zip".to_string(), zip_of(&files_of(&top))));
+    files.push(("notes.txt".to_string(), b"not run data".to_vec()));
+    let tar = tar_of(&files);
+    let tgz = gzip(&tar);
+    let mut flipped = tgz.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x55;
+    let two_members = [gzip(&tar[..tar.len() / 2]), gzip(&tar[tar.len() / 2..])].concat();
+    let with_junk = [tgz.clone(), b"junk after the stream".to_vec()].concat();
+    let pax = pax_tar(&format!("{}/pax.jsonl", "p".repeat(150)), &good);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("runs.tar.gz", tgz.clone()),
+        ("runs.tar", tar.clone()),
+        ("cut.tar.gz", tgz[..tgz.len() * 6 / 10].to_vec()),
+        ("cut-late.tar.gz", tgz[..tgz.len() - 9].to_vec()),
+        ("flipped.tar.gz", flipped),
+        ("two.tar.gz", two_members),
+        ("junk.tar.gz", with_junk),
+        ("cut.tar", tar[..tar.len() / 3 + 100].to_vec()),
+        ("pax.tar.gz", gzip(&pax)),
+        ("one.jsonl.gz", gzip(&good)),
+        ("one-cut.jsonl.gz", gzip(&good)[..200].to_vec()),
+        ("zip.gz", gzip(&zip_of(&files_of(&top)))),
+        (
+            "bomb.tar.gz",
+            gzip(&tar_of(&[("z.jsonl".to_string(), vec![b' '; 100 << 20])])),
+        ),
+    ];
+    let options = ImportOptions::default();
+    let text = |c: &Corpus| {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}",
+            c.rollouts, c.diagnostics, c.notes, c.files
+        )
+    };
+    for (name, bytes) in &cases {
+        let here = {
+            let mut ingest = Ingest::new();
+            assert!(ingest.read_container(name, &options, &mut &bytes[..], &mut |_| {}));
+            ingest.finish()
+        };
+        let kind = Container::of(&bytes[..512.min(bytes.len())]).unwrap();
+        let (decoded, error) = decoded_elsewhere(bytes);
+        for piece in [1000, 65_536, 1 << 20] {
+            let mut ingest = Ingest::new();
+            let mut steps = ingest.begin_stream(name, &options, kind, bytes.len() as u64);
+            // The browser's way: the last READ bytes held back until the decoder ends well.
+            let handed = match error {
+                Some(_) => decoded.len().saturating_sub(READ),
+                None => decoded.len(),
+            };
+            for chunk in decoded[..handed].chunks(piece) {
+                if steps.done() {
+                    break;
+                }
+                ingest.stream_step(&mut steps, chunk, 0, &mut |_| {});
+            }
+            let error = match &error {
+                Some(_) => {
+                    ingest.stream_from(&mut steps, &mut &bytes[..], handed as u64, &mut |_| {})
+                }
+                None => None,
+            };
+            ingest.end_stream(steps, error, &mut |_| {});
+            assert_eq!(
+                text(&ingest.finish()),
+                text(&here),
+                "{name}, pieces of {piece}"
+            );
+        }
+        if *name == "pax.tar.gz" {
+            assert!(
+                here.files.iter().any(|f| f.name.ends_with("/pax.jsonl")),
+                "{:?}",
+                here.files
+            );
+        }
+        if name.starts_with("runs") {
+            let damage = |d: &&prefix_exec::rollout::Diagnostic| {
+                d.message.contains("cut short") || d.message.contains("was cut")
+            };
+            assert!(!here.diagnostics.iter().any(|d| damage(&d)), "{name}");
+            assert!(here.files.iter().any(|f| f.name.ends_with("/deep.jsonl")));
+        }
+        if name.contains("cut") || *name == "bomb.tar.gz" {
+            assert!(
+                here.diagnostics.iter().any(|d| d.file.starts_with(name)
+                    && ["cut", "damaged", "bomb", "cannot be read"]
+                        .iter()
+                        .any(|w| d.message.contains(w))),
+                "{name} is said to be damaged: {:?}",
+                here.diagnostics
+                    .iter()
+                    .filter(|d| d.file.starts_with(name) && !d.message.contains("same bytes"))
+                    .map(|d| (&d.file, &d.message))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+}

@@ -24,12 +24,15 @@ use std::cell::Cell;
 use std::io::{self, Read};
 use std::rc::Rc;
 
-use super::{FileId, Ingest, ZIP_MAGIC};
+use super::{Ingest, ZIP_MAGIC};
 use crate::formats::inspect::archive::{
     inflate_record, read_record, Archive, Entry, MAX_ENTRY_BYTES,
 };
 use crate::formats::{ImportOptions, RandomAccess};
 use crate::rollout::Diagnostic;
+
+mod stream;
+pub use stream::{open_decoder, stream_limit, StreamSteps, READ};
 
 pub const GZIP_MAGIC: &[u8] = b"\x1f\x8b";
 pub const ZSTD_MAGIC: &[u8] = b"\x28\xb5\x2f\xfd";
@@ -147,38 +150,22 @@ impl<S: RandomAccess> Read for Sequential<S> {
     }
 }
 
-/// A decompressed stream that stops with an error past the ratio or the absolute limit.
+/// A decompressed stream that stops with an error past its limit ([`stream_limit`]): what
+/// reading members back decodes through, so it gives the bytes reading pushed.
 struct Guarded<R> {
     inner: R,
-    /// Compressed bytes consumed so far (shared with the reader below the decoder).
-    consumed: Rc<Cell<u64>>,
-    /// Where the compressed bytes of this stream started.
-    consumed_from: u64,
     out: u64,
-    cap: u64,
+    limit: u64,
 }
 
 impl<R: Read> Read for Guarded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.out += n as u64;
-        let consumed = self
-            .consumed
-            .get()
-            .saturating_sub(self.consumed_from)
-            .max(1);
-        if self.out > self.cap {
+        if self.out > self.limit {
             return Err(bomb(format!(
-                "it decompresses to more than {} MiB, the limit (a decompression bomb?)",
-                self.cap >> 20
-            )));
-        }
-        if self.out > RATIO_FROM && self.out > MAX_RATIO * consumed {
-            return Err(bomb(format!(
-                "it decompresses to more than {MAX_RATIO} times its compressed size ({} MiB from \
-                 {} KiB: a decompression bomb?)",
-                self.out >> 20,
-                consumed >> 10
+                "it decompresses to more than {} MiB (a decompression bomb?)",
+                self.limit >> 20
             )));
         }
         Ok(n)
@@ -433,6 +420,7 @@ impl Ingest {
         let read = match kind {
             Container::Zip => self.zip(name, options, src, 0, &mut reading, on_progress),
             _ => {
+                let compressed = src.size();
                 let consumed = Rc::new(Cell::new(0));
                 let mut seq = Sequential::new(src, consumed.clone());
                 self.stream(
@@ -440,7 +428,8 @@ impl Ingest {
                     options,
                     kind,
                     &mut seq,
-                    consumed,
+                    &consumed,
+                    compressed,
                     0,
                     &mut reading,
                     on_progress,
@@ -696,7 +685,8 @@ impl Ingest {
                         options,
                         kind,
                         &mut seq,
-                        consumed,
+                        &consumed,
+                        bytes.len() as u64,
                         depth + 1,
                         reading,
                         on_progress,
@@ -721,225 +711,6 @@ impl Ingest {
         }
         self.end_file(id);
     }
-
-    /// A gzip, zstd or tar stream (`kind`), read front to back from `src`; `consumed` counts
-    /// the compressed bytes read from it.
-    #[allow(clippy::too_many_arguments)]
-    fn stream(
-        &mut self,
-        name: &str,
-        options: &ImportOptions,
-        kind: Container,
-        src: &mut dyn Read,
-        consumed: Rc<Cell<u64>>,
-        depth: u32,
-        reading: &mut Reading,
-        on_progress: &mut dyn FnMut(ArchiveProgress),
-    ) {
-        // What the stream holds: a tar archive, an archive or log to buffer, or one file.
-        let (inner_kind, mut whole) = match open_stream(kind, src, consumed.clone()) {
-            Ok(opened) => opened,
-            Err(e) => {
-                self.problem(
-                    reading,
-                    name,
-                    format!("this {} cannot be read: {e}", kind.name()),
-                );
-                return;
-            }
-        };
-        match inner_kind {
-            Some(Container::Tar) => self.tar(
-                name,
-                options,
-                &mut whole,
-                &consumed,
-                depth,
-                reading,
-                on_progress,
-            ),
-            Some(_) => {
-                // A compressed archive or log (`runs.zip.gz`): buffered, then read as a member.
-                let mut bytes = Vec::new();
-                let limited = (&mut whole)
-                    .take(MAX_NESTED_BYTES + 1)
-                    .read_to_end(&mut bytes);
-                match limited {
-                    Ok(_) if bytes.len() as u64 <= MAX_NESTED_BYTES => {
-                        let member = without_compression_suffix(name);
-                        self.member_bytes(&member, options, bytes, depth, reading, on_progress);
-                    }
-                    Ok(_) => self.problem(
-                        reading,
-                        name,
-                        format!(
-                            "it holds an archive of more than {} MiB: not read",
-                            MAX_NESTED_BYTES >> 20
-                        ),
-                    ),
-                    Err(e) => self.problem(reading, name, format!("not read: {e}")),
-                }
-            }
-            None => {
-                // One compressed file (`runs.jsonl.gz`): streamed into the ingest.
-                reading.sink.flush(self);
-                let member = without_compression_suffix(name);
-                let id = self.begin_file_with(&member, options.clone());
-                if let Err(e) = self.pump(id, &mut whole, reading, on_progress) {
-                    self.problem(
-                        reading,
-                        name,
-                        format!(
-                            "the {} is cut short or damaged after {} decompressed bytes ({e}); \
-                             what came before was read",
-                            kind.name(),
-                            self.bytes_read(id)
-                        ),
-                    );
-                }
-                self.end_file(id);
-                reading.progress.members += 1;
-                reading.progress.read = consumed.get();
-                on_progress(reading.progress);
-            }
-        }
-    }
-
-    /// Pushes a stream into file `id` in 1 MiB chunks.
-    /// Pushes a stream into file `id` in 1 MiB chunks (progress after each: a compressed
-    /// file of gigabytes is one member).
-    fn pump(
-        &mut self,
-        id: FileId,
-        src: &mut dyn Read,
-        reading: &mut Reading,
-        on_progress: &mut dyn FnMut(ArchiveProgress),
-    ) -> io::Result<()> {
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = read_full(src, &mut buf)?;
-            if n == 0 {
-                return Ok(());
-            }
-            reading.progress.decompressed += n as u64;
-            self.push(id, &buf[..n]);
-            on_progress(reading.progress);
-        }
-    }
-
-    /// The members of a tar stream, in the archive's order.
-    #[allow(clippy::too_many_arguments)]
-    fn tar(
-        &mut self,
-        name: &str,
-        options: &ImportOptions,
-        src: &mut dyn Read,
-        consumed: &Rc<Cell<u64>>,
-        depth: u32,
-        reading: &mut Reading,
-        on_progress: &mut dyn FnMut(ArchiveProgress),
-    ) {
-        let mut archive = tar::Archive::new(src);
-        let entries = match archive.entries() {
-            Ok(e) => e,
-            Err(e) => {
-                self.problem(
-                    reading,
-                    name,
-                    format!("this tar archive cannot be read: {e}"),
-                );
-                return;
-            }
-        };
-        let mut last: Option<String> = None;
-        for entry in entries {
-            let mut entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    let after = last.as_deref().map_or_else(
-                        || "before its first member".to_string(),
-                        |m| format!("after member {m}"),
-                    );
-                    self.problem(
-                        reading,
-                        name,
-                        format!(
-                            "the tar archive is cut short or damaged {after} ({e}); the members \
-                             before were read"
-                        ),
-                    );
-                    return;
-                }
-            };
-            // Regular files only: links, devices, folders and FIFOs name nothing to read.
-            if !entry.header().entry_type().is_file() {
-                continue;
-            }
-            let path = clean(&String::from_utf8_lossy(&entry.path_bytes()));
-            last = Some(path.clone());
-            if path.is_empty() || hidden(&path) {
-                reading.skipped += u64::from(!path.is_empty());
-                continue;
-            }
-            let member = format!("{name}/{path}");
-            let result = if run_data_name(&path) && entry.size() <= WHOLE_MEMBER_BYTES {
-                let mut bytes = Vec::with_capacity(entry.size() as usize);
-                match entry.read_to_end(&mut bytes) {
-                    Ok(_) => {
-                        reading.progress.members += 1;
-                        reading.progress.decompressed += bytes.len() as u64;
-                        reading.sink.whole(self, member.clone(), options, bytes);
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            } else if run_data_name(&path) {
-                reading.sink.flush(self);
-                let id = self.begin_file_with(&member, options.clone());
-                let r = self.pump(id, &mut entry, reading, on_progress);
-                self.end_file(id);
-                reading.progress.members += 1;
-                r
-            } else if maybe_container_name(&path) {
-                let mut bytes = Vec::new();
-                match (&mut entry)
-                    .take(MAX_NESTED_BYTES + 1)
-                    .read_to_end(&mut bytes)
-                {
-                    Ok(_) if bytes.len() as u64 > MAX_NESTED_BYTES => {
-                        self.problem(
-                            reading,
-                            &member,
-                            format!(
-                                "an archive member of more than {} MiB: not read",
-                                MAX_NESTED_BYTES >> 20
-                            ),
-                        );
-                        Ok(())
-                    }
-                    Ok(_) => {
-                        reading.progress.decompressed += bytes.len() as u64;
-                        self.member_bytes(&member, options, bytes, depth, reading, on_progress);
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                }
-            } else {
-                reading.skipped += 1;
-                Ok(())
-            };
-            reading.progress.read = consumed.get();
-            on_progress(reading.progress);
-            if let Err(e) = result {
-                // The stream cannot be resynchronised past a member that failed to inflate.
-                self.problem(reading,
-                    &member,
-                    format!("this archive member was cut ({e}); the archive's later members were not read"),
-                );
-                return;
-            }
-        }
-    }
 }
 
 /// A member's path inside archive `archive`: its name without `<archive>/`, or without
@@ -949,36 +720,21 @@ pub(super) fn member_path<'m>(archive: &str, member: &'m str) -> Option<&'m str>
     under(archive).or_else(|| under(&without_compression_suffix(archive)))
 }
 
-/// A gzip, zstd or tar stream opened for reading: what its first bytes say it holds (tar for a
-/// tar stream), and its decompressed bytes from the start, within the limits of [`Guarded`].
+/// A gzip, zstd or tar stream of `compressed` bytes opened for reading: what its first bytes
+/// say it holds (tar for a tar stream), and its decompressed bytes from the start, within the
+/// limit reading applies ([`stream_limit`]).
 pub(super) fn open_stream<'a>(
     kind: Container,
     src: impl Read + 'a,
-    consumed: Rc<Cell<u64>>,
+    compressed: u64,
 ) -> Result<(Option<Container>, Box<dyn Read + 'a>), String> {
     // Boxed before the decoders see it: one copy of the gzip and zstd decoders in the
     // binary, not one per reader type (the worker's wasm is size-budgeted).
-    open_boxed_stream(kind, Box::new(src), consumed)
-}
-
-fn open_boxed_stream<'a>(
-    kind: Container,
-    src: Box<dyn Read + 'a>,
-    consumed: Rc<Cell<u64>>,
-) -> Result<(Option<Container>, Box<dyn Read + 'a>), String> {
-    let decoded: Box<dyn Read + 'a> = match kind {
-        Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(src)),
-        Container::Zstd => {
-            Box::new(ruzstd::decoding::StreamingDecoder::new(src).map_err(|e| e.to_string())?)
-        }
-        Container::Tar | Container::Zip => src,
-    };
+    let decoded = open_decoder(kind, Box::new(src))?;
     let mut guarded = Guarded {
         inner: decoded,
-        consumed_from: consumed.get(),
-        consumed,
         out: 0,
-        cap: MAX_MEMBER_BYTES,
+        limit: stream_limit(compressed),
     };
     let mut head = vec![0u8; HEAD];
     let n = read_full(&mut guarded, &mut head).map_err(|e| e.to_string())?;

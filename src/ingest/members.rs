@@ -225,9 +225,9 @@ impl<'a> Members<'a> {
 
     /// The whole decompressed content of a gzip or zstd stream (not a tar).
     fn decompressed(&self) -> Result<Vec<u8>, String> {
-        let consumed = Rc::new(Cell::new(0));
-        let seq = Sequential::new(Shared(self.src.clone()), consumed.clone());
-        let (_, mut whole) = open_stream(self.kind, seq, consumed)?;
+        let compressed = self.src.borrow().size();
+        let seq = Sequential::new(Shared(self.src.clone()), Rc::new(Cell::new(0)));
+        let (_, mut whole) = open_stream(self.kind, seq, compressed)?;
         let mut bytes = Vec::new();
         (&mut whole)
             .take(MAX_NESTED_BYTES + 1)
@@ -282,9 +282,9 @@ impl Read for Counted<'_> {
 impl<'a> TarWalk<'a> {
     /// A walk from the start of the stream; `None` when the stream holds no tar.
     fn start(kind: Container, src: &Src<'a>) -> Result<Option<TarWalk<'a>>, String> {
-        let consumed = Rc::new(Cell::new(0));
-        let seq = Sequential::new(Shared(src.clone()), consumed.clone());
-        let (inner, stream) = open_stream(kind, seq, consumed)?;
+        let compressed = src.borrow().size();
+        let seq = Sequential::new(Shared(src.clone()), Rc::new(Cell::new(0)));
+        let (inner, stream) = open_stream(kind, seq, compressed)?;
         Ok((inner == Some(Container::Tar)).then(|| TarWalk {
             stream: Counted {
                 inner: stream,

@@ -5,12 +5,14 @@
 //! - [`view_state`]: what is on screen, mirrored in the URL hash;
 //! - [`protocol`]: the page ↔ worker messages;
 //! - [`worker`]: the worker's side; [`pool`]: the bootstrap spread over a pool of workers;
+//! - [`native_decoder`]: gzip decompressed by the browser's own `DecompressionStream`;
 //! - [`app`] and [`views`]: components; they read stores and call [`state::Session`] methods,
 //!   and compute nothing of their own beyond formatting.
 
 pub mod app;
 pub mod download;
 pub mod folders;
+pub mod native_decoder;
 pub mod pool;
 pub mod protocol;
 pub mod site;

@@ -402,12 +402,15 @@ impl SmallReads {
     }
 }
 
-/// Whether a dropped file is an archive or compressed file, from its first bytes.
-fn is_container(file: &File, reader: &FileReaderSync) -> bool {
+/// What kind of archive or compressed file a dropped file is, from its first bytes.
+fn container_kind(
+    file: &File,
+    reader: &FileReaderSync,
+) -> Option<crate::ingest::archive::Container> {
     let mut head = [0u8; crate::ingest::archive::HEAD];
     let mut access = FileAccess { file, reader };
     let n = crate::formats::inspect::RandomAccess::read_at(&mut access, 0, &mut head).unwrap_or(0);
-    crate::ingest::archive::Container::of(&head[..n]).is_some()
+    crate::ingest::archive::Container::of(&head[..n])
 }
 
 /// Whether a dropped file is a zip archive (an Inspect `.eval` log), from its first bytes.
@@ -482,7 +485,7 @@ async fn build_site(title: &str, description: &str) -> Result<Vec<u8>, String> {
             FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
         for (i, (file, name)) in state.files.iter().zip(&state.names).enumerate() {
             let options = state.options.get(i).cloned().unwrap_or_default();
-            if is_container(file, &reader) {
+            if container_kind(file, &reader).is_some() {
                 let mut access = FileAccess {
                     file,
                     reader: &reader,
@@ -951,8 +954,26 @@ async fn compute(
                 .take(i)
                 .await
                 .map_err(|_| format!("cannot read {name} (was it moved or deleted?)"))?;
+            let gzip = bytes.starts_with(crate::ingest::archive::GZIP_MAGIC);
+            let decoder = gzip
+                .then(|| {
+                    super::native_decoder::decoder_for(crate::ingest::archive::Container::Gzip)
+                })
+                .flatten();
+            if let Some(decoder) = decoder {
+                let mut src: &[u8] = &bytes;
+                super::native_decoder::read_stream(
+                    &mut ingest,
+                    &name,
+                    &file_options,
+                    file,
+                    &mut src,
+                    decoder,
+                    &mut |_| {},
+                )
+                .await;
             // An archive or compressed file: its members are read as the files of a folder.
-            if !ingest.read_container(&name, &file_options, &mut &bytes[..], &mut |_| {}) {
+            } else if !ingest.read_container(&name, &file_options, &mut &bytes[..], &mut |_| {}) {
                 let id = ingest.begin_file_with(&name, file_options);
                 if bytes.starts_with(crate::ingest::ZIP_MAGIC) {
                     ingest.read_archive(id, &mut &bytes[..]);
@@ -965,7 +986,39 @@ async fn compute(
             reading.report(done, i + 1);
             continue;
         }
-        if is_container(file, &reader) && super::pool::size() >= 2 {
+        let kind = container_kind(file, &reader);
+        if let Some(decoder) = kind.and_then(super::native_decoder::decoder_for) {
+            // A gzip stream: decompressed by the browser's own decoder, read as it comes.
+            let mut access = FileAccess {
+                file,
+                reader: &reader,
+            };
+            let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
+                reading.archive = Some(super::protocol::ArchiveRead {
+                    name: name.clone(),
+                    members: p.members,
+                    read: p.read,
+                    size: size as u64,
+                    decompressed: p.decompressed,
+                });
+                reading.report(done + p.read as f64, i);
+            };
+            super::native_decoder::read_stream(
+                &mut ingest,
+                &name,
+                &file_options,
+                file,
+                &mut access,
+                decoder,
+                &mut on_archive,
+            )
+            .await;
+            reading.archive = None;
+            done += size;
+            reading.report(done, i + 1);
+            continue;
+        }
+        if kind.is_some() && super::pool::size() >= 2 {
             // A zip container: its members inflated by the pool workers, pushed here in order.
             let mut access = FileAccess {
                 file,
@@ -999,7 +1052,7 @@ async fn compute(
                 continue;
             }
         }
-        if is_container(file, &reader) {
+        if kind.is_some() {
             let mut access = FileAccess {
                 file,
                 reader: &reader,

@@ -395,7 +395,39 @@ fn assert_same_reading(a: &Corpus, b: &Corpus, what: &str) {
 /// tar framing: the input as a tar archive (any bytes: headers, sizes, truncation, links), and
 /// the input as the one member of a tar, read as that file is.
 pub fn check_archive_tar(data: &[u8]) {
-    let _ = read_as_container("in.tar", data);
+    let whole = read_as_container("in.tar", data);
+    // Handed over in pieces (as the browser's own decoder hands a stream over): the same
+    // corpus, wherever the pieces cut a header or a member.
+    use prefix_exec::ingest::archive::Container;
+    if let (Some(whole), Some(Container::Tar)) =
+        (&whole, Container::of(&data[..data.len().min(512)]))
+    {
+        for piece in [1, 7, 511, 513, 4096] {
+            let mut ingest = Ingest::new();
+            let options = ImportOptions::default();
+            let mut steps =
+                ingest.begin_stream("in.tar", &options, Container::Tar, data.len() as u64);
+            for chunk in data.chunks(piece) {
+                if steps.done() {
+                    break;
+                }
+                ingest.stream_step(&mut steps, chunk, 0, &mut |_| {});
+            }
+            ingest.end_stream(steps, None, &mut |_| {});
+            let pieces = ingest.finish();
+            assert_eq!(
+                format!(
+                    "{:?}{:?}{:?}",
+                    pieces.rollouts, pieces.diagnostics, pieces.files
+                ),
+                format!(
+                    "{:?}{:?}{:?}",
+                    whole.rollouts, whole.diagnostics, whole.files
+                ),
+                "a tar stream in pieces of {piece}"
+            );
+        }
+    }
     let mut b = tar::Builder::new(Vec::new());
     let mut h = tar::Header::new_gnu();
     h.set_size(data.len() as u64);
