@@ -33,6 +33,8 @@ function option(name, fallback) {
   return i > 0 && process.argv[i + 1] && !process.argv[i + 1].startsWith('--') ? process.argv[i + 1] : fallback;
 }
 const flag = (name) => process.argv.includes(`--${name}`);
+// --wasm-gzip: gzip inflated by the app's wasm decoder, not the browser's DecompressionStream.
+const wasmGzip = flag('wasm-gzip');
 
 // --folder DIR picks a whole folder with the app's "Choose a folder…" input instead of a file.
 const folder = option('folder', null);
@@ -195,6 +197,10 @@ async function run(server, bootstrap) {
     // Set the pool size before the pick: the page starts the pool's workers when it changes.
     if (workers !== null) await setSetting(page, 'settings-workers', Number(workers));
     await sleep(1000);
+    if (wasmGzip) {
+      // The scoring worker without DecompressionStream: gzip inflated by the wasm decoder.
+      for (const w of page.workers()) await w.evaluate(() => { self.DecompressionStream = undefined; });
+    }
     const before = { mem: browserMemory(), heap: await heapUsage(cdp) };
 
     const samples = [];

@@ -103,8 +103,10 @@ pub(super) async fn read_stream(
         let reader: ReadableStreamDefaultReader = readable.get_reader().unchecked_into();
         Some((writer, reader))
     });
-    // The browser's decoder's output, its last READ bytes held back until it ends well.
-    let mut held: Vec<u8> = Vec::new();
+    // The browser's decoder's output, its last READ bytes held back until it ends well (kept
+    // as the chunks it gave: copied once out of JS, never zero-filled or moved).
+    let mut held: std::collections::VecDeque<Vec<u8>> = Default::default();
+    let mut held_bytes = 0usize;
     let mut handed = 0u64;
     let mut failed = streams.is_none();
     if let Some((writer, reader)) = streams {
@@ -128,21 +130,25 @@ pub(super) async fn read_stream(
                 failed = true;
                 break;
             };
-            let at = held.len();
-            held.resize(at + value.length() as usize, 0);
-            value.copy_to(&mut held[at..]);
-            if held.len() >= 2 * READ {
-                let n = held.len() - READ;
-                ingest.stream_step(&mut steps, &held[..n], written.get(), on_progress);
-                held.drain(..n);
-                handed += n as u64;
+            let chunk = value.to_vec();
+            held_bytes += chunk.len();
+            held.push_back(chunk);
+            while held.front().is_some_and(|c| held_bytes - c.len() >= READ) {
+                let Some(chunk) = held.pop_front() else {
+                    break;
+                };
+                held_bytes -= chunk.len();
+                handed += chunk.len() as u64;
+                ingest.stream_step(&mut steps, &chunk, written.get(), on_progress);
             }
         }
     }
     let error = if failed {
         ingest.stream_from(&mut steps, src, handed, on_progress)
     } else {
-        ingest.stream_step(&mut steps, &held, file.size() as u64, on_progress);
+        for chunk in held {
+            ingest.stream_step(&mut steps, &chunk, file.size() as u64, on_progress);
+        }
         None
     };
     ingest.end_stream(steps, error, on_progress);

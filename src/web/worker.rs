@@ -249,8 +249,8 @@ struct OwnedFileAccess {
     parts: Vec<(u64, Vec<u8>)>,
 }
 
-const MEMBER_PART: u64 = 2 << 20;
-const MEMBER_PARTS_KEPT: usize = 8;
+// The pool's part cache's sizes (`pool::inflate`): the same reasons, the same parts.
+use super::pool::inflate::{PART as MEMBER_PART, PARTS_KEPT as MEMBER_PARTS_KEPT};
 
 impl OwnedFileAccess {
     fn new(file: File, reader: FileReaderSync) -> Self {

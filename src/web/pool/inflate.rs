@@ -257,8 +257,8 @@ pub fn break_run() {
 /// together, the folders in no name order), so one read per record — a `Blob.slice` and a
 /// read, each a round trip to the browser's process — cost more than inflating them, while
 /// consecutive batches draw on the same few MiB.
-const PART: u64 = 2 << 20;
-const PARTS_KEPT: usize = 8;
+pub(crate) const PART: u64 = 2 << 20;
+pub(crate) const PARTS_KEPT: usize = 8;
 
 /// A part of the archive as read: its index and bytes.
 type Part = (u64, Rc<Vec<u8>>);

@@ -1,0 +1,101 @@
+// Where the scoring worker's time goes: a V8 CPU profile of the worker while one file (or
+// folder) is read and scored in headless Chromium, printed as the functions with the most self
+// time. The worker is reached through the page's DevTools session (Target.setAutoAttach); the
+// wasm functions are named by the wasm's name section where the build kept it.
+//
+//   node bench/profile-worker.mjs --file bench/out/leaderboard-v2-x15.tar.gz [--top 40]
+//                                 [--bootstrap 0] [--wasm-gzip] [--names]
+//
+// The release build strips the wasm's function names. --names serves a copy of dist/ whose
+// worker wasm is the same cargo output put through wasm-bindgen and wasm-opt -O3 again with
+// its names kept (-g), so the profile names Rust functions (timings as the release's, within
+// noise). Prints numbers only; a profile samples every 200 µs and slows the worker somewhat.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { DIST, ROOT, launch, setSetting, startServer, waitMounted } from '../e2e/lib.mjs';
+
+const arg = (name, fallback) => {
+  const i = process.argv.lastIndexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] && !process.argv[i + 1].startsWith('--') ? process.argv[i + 1] : fallback;
+};
+const file = arg('file', null);
+const folder = arg('folder', null);
+const top = Number(arg('top', 40));
+const bootstrap = Number(arg('bootstrap', 0));
+const wasmGzip = process.argv.includes('--wasm-gzip');
+if (!file && !folder) throw new Error('--file or --folder');
+
+let root = DIST;
+if (process.argv.includes('--names')) {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-named-'));
+  fs.cpSync(DIST, root, { recursive: true });
+  const bound = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-bound-'));
+  const built = path.join(ROOT, 'target', 'wasm32-unknown-unknown', 'wasm-worker', 'worker.wasm');
+  execFileSync(path.join(os.homedir(), '.cargo', 'bin', 'wasm-bindgen'), ['--target', 'no-modules', '--no-typescript', '--out-dir', bound, '--out-name', 'worker', built]);
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'wasm-opt'), ['-O3', '-g', '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext', path.join(bound, 'worker_bg.wasm'), '-o', path.join(root, 'worker_bg.wasm')]);
+  fs.copyFileSync(path.join(bound, 'worker.js'), path.join(root, 'worker.js'));
+}
+const server = await startServer({ root });
+const browser = await launch();
+try {
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.goto(server.url);
+  await waitMounted(page);
+  await setSetting(page, 'settings-bootstrap', bootstrap);
+  if (wasmGzip) for (const w of page.workers()) await w.evaluate(() => { self.DecompressionStream = undefined; });
+  const cdp = await browser.context.newCDPSession(page);
+  const sessions = [];
+  const waiting = new Map();
+  let next = 1;
+  cdp.on('Target.attachedToTarget', (e) => {
+    if (e.targetInfo.type === 'worker') sessions.push(e.sessionId);
+  });
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message);
+    if (m.id && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    }
+  });
+  const send = (sessionId, method, params = {}) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+    });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  for (let i = 0; i < 50 && sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  // The page's first worker is the scoring worker (the pool's are its children).
+  const worker = sessions[0];
+  await send(worker, 'Profiler.enable');
+  await send(worker, 'Profiler.setSamplingInterval', { interval: 200 });
+  await send(worker, 'Profiler.start');
+  const t0 = performance.now();
+  if (file) await page.getByTestId('file-input').setInputFiles(file);
+  else await page.getByTestId('folder-input').setInputFiles(folder);
+  await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 600_000, polling: 100 });
+  const seconds = (performance.now() - t0) / 1000;
+  const { result } = await send(worker, 'Profiler.stop');
+  const { nodes, samples, timeDeltas } = result.profile;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  samples.forEach((id, k) => {
+    const dt = timeDeltas[k] ?? 0;
+    const f = byId.get(id).callFrame;
+    const name = f.functionName || `(${f.url.split('/').pop() || 'anonymous'})`;
+    self.set(name, (self.get(name) ?? 0) + dt);
+    total += dt;
+  });
+  console.log(`# pick→ready ${seconds.toFixed(1)} s; worker profile ${(total / 1e6).toFixed(2)} s sampled`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`${(us / 1e3).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${name.slice(0, 140)}`);
+  }
+} finally {
+  await browser.close();
+  await server.close?.();
+}
