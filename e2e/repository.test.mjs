@@ -209,8 +209,8 @@ test('a big zip of released runs, inflated by the pool: the folder\'s report', {
 
 // Gzip decompressed by the browser's own DecompressionStream (#28), with the wasm decoder taking
 // over where it fails (Chromium refuses a gzip of several members as "junk after the end", and
-// a cut stream): every stream reads as the CLI reads it. The scoring worker's
-// DecompressionStream is wrapped to count its uses, or removed to force the wasm decoder.
+// a cut stream): every stream reads as the CLI reads it, whether the decoder runs on a pool
+// worker or on the scoring worker (one worker, the pool off).
 test('gzip decompressed by the browser itself: the CLI\'s report, damaged streams too', { timeout: 400_000 }, async (t) => {
   const dir = await tempDir(t);
   const src = path.join(dir, 'src');
@@ -240,29 +240,42 @@ test('gzip decompressed by the browser itself: the CLI\'s report, damaged stream
   };
   assert.ok(whole.length > 4 << 20, `the archive is ${whole.length} bytes`);
   const { page, assertHealthy } = await openApp(t);
-  const runs = [...Object.keys(cases).map((name) => [name, 'browser']), ['two.tar.gz', 'wasm'], ['cut.tar.gz', 'wasm']];
-  for (const [name, decoder] of runs) {
+  const runs = [
+    ...Object.keys(cases).map((name) => [name, 'browser', 2]),
+    ['repo.tar.gz', 'browser', 1],
+    ['two.tar.gz', 'browser', 1],
+    ['two.tar.gz', 'wasm', 2],
+    ['cut.tar.gz', 'wasm', 2],
+  ];
+  for (const [name, mode, workers] of runs) {
     const file = path.join(dir, name);
     fs.writeFileSync(file, cases[name]);
     await page.reload();
     await waitMounted(page);
     await setSetting(page, 'settings-bootstrap', 200);
-    await page.waitForFunction(() => true);
-    for (let i = 0; i < 100 && page.workers().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await setSetting(page, 'settings-workers', workers);
+    // The page starts the pool when the setting changes: every worker (the scoring worker and
+    // the pool's) gets DecompressionStream wrapped to count its uses, or removed.
+    const expected = workers >= 2 ? workers + 1 : 1;
+    for (let i = 0; i < 200 && page.workers().length !== expected; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(page.workers().length, expected, 'the scoring worker and the pool');
     for (const w of page.workers()) {
       await w.evaluate((keep) => {
         const D = self.DecompressionStream;
         self.uses = 0;
         self.DecompressionStream = keep && D ? class extends D { constructor(f) { super(f); self.uses += 1; } } : undefined;
-      }, decoder === 'browser');
+      }, mode === 'browser');
     }
     await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(file));
-    const uses = (await Promise.all(page.workers().map((w) => w.evaluate(() => self.uses ?? 0)))).reduce((a, b) => a + b, 0);
-    assert.equal(uses, decoder === 'browser' ? 1 : 0, `${name}: DecompressionStream used ${uses} times`);
+    const each = await Promise.all(page.workers().map((w) => w.evaluate(() => self.uses ?? 0)));
+    const uses = each.reduce((a, b) => a + b, 0);
+    assert.equal(uses, mode === 'browser' ? 1 : 0, `${name}: DecompressionStream used ${uses} times`);
+    // With a pool, the decoder runs on a pool worker, not on the scoring worker (the first).
+    if (workers >= 2) assert.equal(each[0], 0, `${name}: the scoring worker decoded (${each})`);
     const r = await report(page);
     const cli = JSON.parse(cliReportBytes([name], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
     for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'inputs', 'notes']) {
-      assert.deepEqual(r[key], cli[key], `${name} (${decoder}): ${key}`);
+      assert.deepEqual(r[key], cli[key], `${name} (${mode}, ${workers} workers): ${key}`);
     }
     if (name.startsWith('cut')) assert.ok(cli.diagnostics.some((d) => /cut short|was cut/.test(d.message)), JSON.stringify(cli.diagnostics));
     if (name.endsWith('.tar.gz') && !name.startsWith('cut')) {

@@ -1,6 +1,7 @@
 //! A dropped `.tar.gz` or `.jsonl.gz` decompressed by the browser's own `DecompressionStream`
-//! (native code, faster than the wasm decoder) and read as it comes, through
-//! `Ingest::begin_stream` / `stream_step` / `end_stream`.
+//! and read as it comes, through `Ingest::begin_stream` / `stream_step` / `end_stream`. The
+//! decoder runs on a pool worker where there is a pool (`pool::gunzip`: its second of work off
+//! this worker's thread), else here.
 //!
 //! The report is the one the wasm decoder (and the CLI) gives, whatever the browser's decoder
 //! does with damaged input: the last [`READ`] bytes it gave are held back until it ends well,
@@ -17,6 +18,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileReaderSync, ReadableStreamDefaultReader, WritableStreamDefaultWriter};
 
+use super::pool::gunzip::Chunk;
 use crate::formats::{ImportOptions, RandomAccess};
 use crate::ingest::archive::{ArchiveProgress, Container, READ};
 use crate::ingest::Ingest;
@@ -24,24 +26,44 @@ use crate::ingest::Ingest;
 /// Compressed bytes written to the decoder at a time.
 const BLOCK: f64 = 1024.0 * 1024.0;
 
-/// The browser's decoder of one stream.
+/// The browser's decoder for one stream's kind.
 pub(super) struct Decoder {
     kind: Container,
-    /// The `DecompressionStream`.
-    stream: JsValue,
+    format: &'static str,
 }
 
-/// A `DecompressionStream` for `kind`, where the browser has one for it.
+fn class() -> Option<js_sys::Function> {
+    js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into())
+        .ok()?
+        .dyn_into()
+        .ok()
+}
+
+/// The browser's decoder for `kind`, where it has one (gzip wherever `DecompressionStream`
+/// is; zstd where it also takes that format).
 pub(super) fn decoder_for(kind: Container) -> Option<Decoder> {
     let format = match kind {
         Container::Gzip => "gzip",
         Container::Zstd => "zstd",
         Container::Tar | Container::Zip => return None,
     };
-    let class = js_sys::Reflect::get(&js_sys::global(), &"DecompressionStream".into()).ok()?;
-    let class: js_sys::Function = class.dyn_into().ok()?;
-    let stream = js_sys::Reflect::construct(&class, &js_sys::Array::of1(&format.into())).ok()?;
-    Some(Decoder { kind, stream })
+    let class = class()?;
+    if kind == Container::Zstd {
+        js_sys::Reflect::construct(&class, &js_sys::Array::of1(&format.into())).ok()?;
+    }
+    Some(Decoder { kind, format })
+}
+
+/// A new `DecompressionStream` for `format`: the writer of its compressed side and the reader
+/// of its decompressed side.
+pub(super) fn open(
+    format: &str,
+) -> Option<(WritableStreamDefaultWriter, ReadableStreamDefaultReader)> {
+    let stream = js_sys::Reflect::construct(&class()?, &js_sys::Array::of1(&format.into())).ok()?;
+    let writable: web_sys::WritableStream = field(&stream, "writable")?.dyn_into().ok()?;
+    let readable: web_sys::ReadableStream = field(&stream, "readable")?.dyn_into().ok()?;
+    let writer = writable.get_writer().ok()?;
+    Some((writer, readable.get_reader().unchecked_into()))
 }
 
 fn field(object: &JsValue, name: &str) -> Option<JsValue> {
@@ -51,7 +73,11 @@ fn field(object: &JsValue, name: &str) -> Option<JsValue> {
 /// Writes `file` into the decoder's writable side, block by block, counting the bytes written
 /// in `written`; closes it at the end. Stops when a write fails (the decoder failed or its
 /// reader was cancelled).
-async fn feed_decoder(file: File, writer: WritableStreamDefaultWriter, written: Rc<Cell<u64>>) {
+pub(super) async fn feed_decoder(
+    file: File,
+    writer: WritableStreamDefaultWriter,
+    written: Rc<Cell<u64>>,
+) {
     let Ok(reader) = FileReaderSync::new() else {
         let _ = JsFuture::from(writer.abort()).await;
         return;
@@ -80,8 +106,42 @@ async fn feed_decoder(file: File, writer: WritableStreamDefaultWriter, written: 
     let _ = JsFuture::from(writer.close()).await;
 }
 
-/// Reads `file` (named `name`) through `decoder` ([`decoder_for`]) into `ingest`; `src` is the
-/// same file by offset, for the wasm decoder when the browser's fails.
+/// Where the decompressed chunks come from: a pool worker's decoder, or this worker's.
+enum Source {
+    Pool(super::pool::gunzip::GunzipRun),
+    Here(ReadableStreamDefaultReader, Rc<Cell<u64>>),
+}
+
+impl Source {
+    async fn next(&mut self) -> Chunk {
+        match self {
+            Source::Pool(run) => run.next().await,
+            Source::Here(reader, written) => {
+                let Ok(result) = JsFuture::from(reader.read()).await else {
+                    return Chunk::Failed;
+                };
+                if field(&result, "done").and_then(|d| d.as_bool()) == Some(true) {
+                    return Chunk::End;
+                }
+                match field(&result, "value").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+                {
+                    Some(value) => Chunk::Bytes(value.to_vec(), written.get()),
+                    None => Chunk::Failed,
+                }
+            }
+        }
+    }
+
+    fn stop(&self) {
+        if let Source::Here(reader, _) = self {
+            let _ = reader.cancel();
+        }
+    }
+}
+
+/// Reads `file` (named `name`) through `decoder` ([`decoder_for`]) into `ingest`, the decoder
+/// on a pool worker where there is a pool; `src` is the same file by offset, for the wasm
+/// decoder when the browser's fails.
 pub(super) async fn read_stream(
     ingest: &mut Ingest,
     name: &str,
@@ -92,45 +152,34 @@ pub(super) async fn read_stream(
     on_progress: &mut dyn FnMut(ArchiveProgress),
 ) {
     let mut steps = ingest.begin_stream(name, options, decoder.kind, file.size() as u64);
-    let decoder = decoder.stream;
-    let pair = field(&decoder, "writable")
-        .and_then(|w| w.dyn_into::<web_sys::WritableStream>().ok())
-        .zip(
-            field(&decoder, "readable").and_then(|r| r.dyn_into::<web_sys::ReadableStream>().ok()),
-        );
-    let streams = pair.and_then(|(writable, readable)| {
-        let writer = writable.get_writer().ok()?;
-        let reader: ReadableStreamDefaultReader = readable.get_reader().unchecked_into();
-        Some((writer, reader))
-    });
+    let source = match super::pool::gunzip::GunzipRun::start(file, decoder.format) {
+        Some(run) => Some(Source::Pool(run)),
+        None => open(decoder.format).map(|(writer, reader)| {
+            let written = Rc::new(Cell::new(0u64));
+            wasm_bindgen_futures::spawn_local(feed_decoder(file.clone(), writer, written.clone()));
+            Source::Here(reader, written)
+        }),
+    };
     // The browser's decoder's output, its last READ bytes held back until it ends well (kept
     // as the chunks it gave: copied once out of JS, never zero-filled or moved).
     let mut held: std::collections::VecDeque<Vec<u8>> = Default::default();
     let mut held_bytes = 0usize;
     let mut handed = 0u64;
-    let mut failed = streams.is_none();
-    if let Some((writer, reader)) = streams {
-        let written = Rc::new(Cell::new(0u64));
-        wasm_bindgen_futures::spawn_local(feed_decoder(file.clone(), writer, written.clone()));
+    let mut failed = source.is_none();
+    if let Some(mut source) = source {
         loop {
             if steps.done() {
-                let _ = reader.cancel();
+                source.stop();
                 break;
             }
-            let Ok(result) = JsFuture::from(reader.read()).await else {
-                failed = true;
-                break;
+            let (chunk, read) = match source.next().await {
+                Chunk::Bytes(chunk, read) => (chunk, read),
+                Chunk::End => break,
+                Chunk::Failed => {
+                    failed = true;
+                    break;
+                }
             };
-            if field(&result, "done").and_then(|d| d.as_bool()) == Some(true) {
-                break;
-            }
-            let Some(value) =
-                field(&result, "value").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-            else {
-                failed = true;
-                break;
-            };
-            let chunk = value.to_vec();
             held_bytes += chunk.len();
             held.push_back(chunk);
             while held.front().is_some_and(|c| held_bytes - c.len() >= READ) {
@@ -139,7 +188,7 @@ pub(super) async fn read_stream(
                 };
                 held_bytes -= chunk.len();
                 handed += chunk.len() as u64;
-                ingest.stream_step(&mut steps, &chunk, written.get(), on_progress);
+                ingest.stream_step(&mut steps, &chunk, read, on_progress);
             }
         }
     }

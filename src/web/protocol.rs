@@ -165,6 +165,16 @@ pub enum ToWorker {
         batch: usize,
         records: Vec<(usize, crate::ingest::archive::MemberRecord)>,
     },
+    /// Pool worker: decompress the file sent beside the message as `file` with the browser's
+    /// `DecompressionStream` for `format`, sending its chunks (`FromWorker::PoolGunzipped`) up
+    /// to chunk `credit`; run `run`.
+    PoolGunzip {
+        run: u32,
+        format: String,
+        credit: u64,
+    },
+    /// Pool worker: run `run` may send chunks up to `upto`; or stop.
+    PoolGunzipCredit { run: u32, upto: u64, stop: bool },
     /// Search the loaded rollouts (`crate::search`): one page of hits.
     Search {
         job: u32,
@@ -293,6 +303,16 @@ pub enum FromWorker {
         batch: usize,
         errors: Vec<Option<String>>,
     },
+    /// Pool worker → coordinator: chunk `seq` of gunzip run `run`, the `Uint8Array` in the
+    /// message's `bytes` field (moved); `read` compressed bytes read so far. `end`: the stream
+    /// ended well (no bytes); `failed`: the decoder failed.
+    PoolGunzipped {
+        run: u32,
+        seq: u64,
+        read: u64,
+        end: bool,
+        failed: bool,
+    },
     /// The search index of the loaded rollouts (built in the background after a computation):
     /// `done` of `total` rollouts read, and where it stands.
     SearchIndex {
@@ -418,6 +438,12 @@ pub enum PoolReply {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+    },
+    PoolGunzipped {
+        run: u32,
+        read: u64,
+        end: bool,
+        failed: bool,
     },
     Failed {
         message: String,

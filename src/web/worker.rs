@@ -734,6 +734,24 @@ fn on_message(event: MessageEvent) {
                 });
             }
         }
+        ToWorker::PoolGunzip {
+            run,
+            format,
+            credit,
+        } => {
+            let file = js_sys::Reflect::get(&data, &"file".into())
+                .ok()
+                .filter(|f| f.is_instance_of::<File>())
+                .map(|f| f.unchecked_into::<File>());
+            if let Some(file) = file {
+                wasm_bindgen_futures::spawn_local(super::pool::gunzip::serve(
+                    file, run, format, credit,
+                ));
+            }
+        }
+        ToWorker::PoolGunzipCredit { run, upto, stop } => {
+            super::pool::gunzip::credit(run, upto, stop)
+        }
         ToWorker::CheckRules { text } => {
             let result = crate::label::LabelSettings::parse_user_rules(&text);
             post(&FromWorker::RulesChecked { text, result });

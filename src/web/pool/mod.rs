@@ -23,6 +23,7 @@
 //! (or a report without a bootstrap) is the single-worker path: the coordinator runs every job
 //! and reads every line.
 
+pub mod gunzip;
 pub mod inflate;
 
 use std::cell::RefCell;
@@ -352,10 +353,17 @@ fn on_member_message(index: usize, event: MessageEvent) {
         Ok(PoolReply::PoolInflated { run, batch, errors }) => {
             inflate::batch_back(index, run, batch, errors, &data)
         }
+        Ok(PoolReply::PoolGunzipped {
+            run,
+            read,
+            end,
+            failed,
+        }) => gunzip::chunk_back(run, read, end, failed, &data),
         Ok(PoolReply::Failed { message }) => {
             // A worker that failed (its panic hook reports a bug) answers nothing more.
             break_parse();
             inflate::break_run();
+            gunzip::break_run();
             fail(format!("pool worker {}: {message}", index + 1))
         }
         _ => {} // Ready and the like

@@ -1,0 +1,337 @@
+//! A gzip stream decompressed by a pool worker's `DecompressionStream`, its output moved to the
+//! coordinator chunk by chunk: the decoder's second of work (on the leaderboard `.tar.gz`) off
+//! the scoring worker's thread, which reads the members in meanwhile.
+//!
+//! One pool worker runs the decoder (a stream decodes in order only); it sends at most the
+//! chunks the coordinator has given it credit for ([`CREDIT`] ahead of the chunk taken), so a
+//! fast decoder never piles the whole stream up in the coordinator's memory. Whatever goes
+//! wrong here — the decoder fails, the pool worker dies — the coordinator is told the stream
+//! failed and reads on with the wasm decoder, as when its own decoder fails
+//! (`web::native_decoder`).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use super::super::protocol::{FromWorker, ToWorker};
+
+/// Messages the pool worker may send ahead of the one the coordinator takes…
+const CREDIT: u64 = 16;
+/// …each holding the decoder's chunks up to this many bytes (one message per chunk of 64 KiB
+/// cost the coordinator more in messages than it saved).
+const MESSAGE_BYTES: u32 = 1 << 20;
+
+/// A chunk of the stream as the coordinator takes it.
+pub enum Chunk {
+    /// The next decompressed bytes, and the compressed bytes read so far.
+    Bytes(Vec<u8>, u64),
+    End,
+    Failed,
+}
+
+struct Gunzip {
+    id: u32,
+    /// Chunks arrived, each with the message it came in.
+    ready: VecDeque<(Chunk, u64)>,
+    /// Messages arrived so far.
+    messages: u64,
+    /// Messages whose chunks were all taken.
+    taken: u64,
+    waiting: Option<js_sys::Function>,
+}
+
+thread_local! {
+    /// The coordinator's side of the running stream.
+    static GUNZIP: RefCell<Option<Gunzip>> = const { RefCell::new(None) };
+    /// A pool worker's side: the runs it decodes, with the credit each has and the wait for more.
+    static SERVING: RefCell<Vec<Serving>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One stream decompressing on pool worker 0; dropping it stops the decoder.
+pub struct GunzipRun {
+    id: u32,
+}
+
+impl GunzipRun {
+    /// Starts decompressing `file` (format `"gzip"`) on the pool; `None` without a pool.
+    pub fn start(file: &web_sys::File, format: &str) -> Option<GunzipRun> {
+        if super::size() < 2 {
+            return None;
+        }
+        let id = super::next_run();
+        GUNZIP.with(|g| {
+            *g.borrow_mut() = Some(Gunzip {
+                id,
+                ready: VecDeque::new(),
+                messages: 0,
+                taken: 0,
+                waiting: None,
+            })
+        });
+        let msg = ToWorker::PoolGunzip {
+            run: id,
+            format: format.to_string(),
+            credit: CREDIT,
+        };
+        super::send_to(0, &msg, "file", file);
+        Some(GunzipRun { id })
+    }
+
+    /// The next chunk, waiting for it if need be.
+    pub async fn next(&self) -> Chunk {
+        loop {
+            let taken = GUNZIP.with(|g| {
+                let mut g = g.borrow_mut();
+                let run = g.as_mut().filter(|r| r.id == self.id)?;
+                let (chunk, message) = run.ready.pop_front()?;
+                // A message is taken when its last chunk is.
+                let last = run.ready.front().is_none_or(|(_, m)| *m != message);
+                let newly = last && message >= run.taken;
+                if newly {
+                    run.taken = message + 1;
+                }
+                Some((chunk, newly.then_some(run.taken)))
+            });
+            if let Some((chunk, taken)) = taken {
+                if let Some(taken) = taken.filter(|t| t % (CREDIT / 4) == 0) {
+                    let msg = ToWorker::PoolGunzipCredit {
+                        run: self.id,
+                        upto: taken + CREDIT,
+                        stop: false,
+                    };
+                    super::send_to(0, &msg, "", &JsValue::NULL);
+                }
+                return chunk;
+            }
+            let gone = GUNZIP.with(|g| g.borrow().as_ref().is_none_or(|r| r.id != self.id));
+            if gone {
+                return Chunk::Failed;
+            }
+            // The executor runs at once: the chunk's arrival resolves the wait.
+            let promise = js_sys::Promise::new(&mut |resolve, _| {
+                GUNZIP.with(|g| {
+                    if let Some(run) = g.borrow_mut().as_mut() {
+                        run.waiting = Some(resolve);
+                    }
+                })
+            });
+            let _ = JsFuture::from(promise).await;
+        }
+    }
+}
+
+impl Drop for GunzipRun {
+    fn drop(&mut self) {
+        GUNZIP.with(|g| {
+            let mut g = g.borrow_mut();
+            if g.as_ref().is_some_and(|r| r.id == self.id) {
+                *g = None;
+            }
+        });
+        let msg = ToWorker::PoolGunzipCredit {
+            run: self.id,
+            upto: 0,
+            stop: true,
+        };
+        super::send_to(0, &msg, "", &JsValue::NULL);
+    }
+}
+
+fn arrived(run: u32, chunk: Chunk) {
+    let resolve = GUNZIP.with(|g| {
+        let mut g = g.borrow_mut();
+        let r = g.as_mut().filter(|r| r.id == run)?;
+        r.ready.push_back((chunk, r.messages));
+        r.waiting.take()
+    });
+    if let Some(resolve) = resolve {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+}
+
+/// A pool worker's chunks, on the coordinator (the message's `bytes` field, an array of
+/// `Uint8Array`s, moved).
+pub fn chunk_back(run: u32, read: u64, end: bool, failed: bool, data: &JsValue) {
+    let arrays = js_sys::Reflect::get(data, &"bytes".into())
+        .ok()
+        .filter(|b| b.is_array())
+        .map(|b| js_sys::Array::from(&b));
+    match arrays {
+        _ if failed => arrived(run, Chunk::Failed),
+        Some(arrays) => {
+            for a in arrays.iter() {
+                match a.dyn_into::<js_sys::Uint8Array>() {
+                    Ok(bytes) => arrived(run, Chunk::Bytes(bytes.to_vec(), read)),
+                    Err(_) => arrived(run, Chunk::Failed),
+                }
+            }
+            if end {
+                arrived(run, Chunk::End);
+            }
+        }
+        None if end => arrived(run, Chunk::End),
+        None => arrived(run, Chunk::Failed),
+    }
+    message_done(run);
+}
+
+fn message_done(run: u32) {
+    GUNZIP.with(|g| {
+        if let Some(r) = g.borrow_mut().as_mut().filter(|r| r.id == run) {
+            r.messages += 1;
+        }
+    });
+}
+
+/// A pool worker stopped: the stream failed (the coordinator reads on itself).
+pub fn break_run() {
+    let run = GUNZIP.with(|g| g.borrow().as_ref().map(|r| r.id));
+    if let Some(run) = run {
+        arrived(run, Chunk::Failed);
+    }
+}
+
+struct Serving {
+    run: u32,
+    /// Chunks it may have sent in all.
+    upto: u64,
+    stop: bool,
+    waiting: Option<js_sys::Function>,
+}
+
+/// On a pool worker: more credit for run `run` (or the order to stop).
+pub fn credit(run: u32, upto: u64, stop: bool) {
+    let resolve = SERVING.with(|s| {
+        let mut s = s.borrow_mut();
+        let serving = s.iter_mut().find(|x| x.run == run)?;
+        serving.upto = serving.upto.max(upto);
+        serving.stop |= stop;
+        serving.waiting.take()
+    });
+    if let Some(resolve) = resolve {
+        let _ = resolve.call0(&JsValue::NULL);
+    }
+}
+
+/// Whether `run` may send chunk `seq` now: `Some(true)` yes, `Some(false)` stop, `None` wait.
+fn may_send(run: u32, seq: u64) -> Option<bool> {
+    SERVING.with(|s| {
+        let s = s.borrow();
+        let serving = s.iter().find(|x| x.run == run)?;
+        if serving.stop {
+            Some(false)
+        } else {
+            (seq < serving.upto).then_some(true)
+        }
+    })
+}
+
+/// On a pool worker: decompresses `file` with the browser's decoder for `format`, sending each
+/// chunk to the coordinator as credit allows.
+pub async fn serve(file: web_sys::File, run: u32, format: String, credit: u64) {
+    let post = |msg: &FromWorker, chunks: Option<&js_sys::Array>| {
+        let obj = js_sys::Object::new();
+        let text = serde_json::to_string(msg).unwrap_or_default();
+        let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+        let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let _ = match chunks {
+            Some(chunks) => {
+                let _ = js_sys::Reflect::set(&obj, &"bytes".into(), chunks);
+                let buffers = js_sys::Array::new();
+                for c in chunks.iter() {
+                    if let Ok(c) = c.dyn_into::<js_sys::Uint8Array>() {
+                        buffers.push(&c.buffer());
+                    }
+                }
+                scope.post_message_with_transfer(&obj, &buffers)
+            }
+            None => scope.post_message(&obj),
+        };
+    };
+    let reply = |seq: u64, read: u64, end: bool, failed: bool| FromWorker::PoolGunzipped {
+        run,
+        seq,
+        read,
+        end,
+        failed,
+    };
+    SERVING.with(|s| {
+        s.borrow_mut().push(Serving {
+            run,
+            upto: credit,
+            stop: false,
+            waiting: None,
+        })
+    });
+    let streams = super::super::native_decoder::open(&format);
+    let Some((writer, reader)) = streams else {
+        post(&reply(0, 0, false, true), None);
+        return stopped(run);
+    };
+    let written = Rc::new(Cell::new(0u64));
+    wasm_bindgen_futures::spawn_local(super::super::native_decoder::feed_decoder(
+        file,
+        writer,
+        written.clone(),
+    ));
+    let mut seq = 0;
+    loop {
+        match may_send(run, seq) {
+            Some(true) => {}
+            Some(false) => {
+                let _ = reader.cancel();
+                break;
+            }
+            None => {
+                let promise = js_sys::Promise::new(&mut |resolve, _| {
+                    SERVING.with(|s| {
+                        if let Some(x) = s.borrow_mut().iter_mut().find(|x| x.run == run) {
+                            x.waiting = Some(resolve);
+                        }
+                    })
+                });
+                let _ = JsFuture::from(promise).await;
+                continue;
+            }
+        }
+        // The decoder's chunks, gathered up to MESSAGE_BYTES for one message.
+        let chunks = js_sys::Array::new();
+        let mut bytes = 0u32;
+        let mut end = false;
+        while bytes < MESSAGE_BYTES {
+            let Ok(result) = JsFuture::from(reader.read()).await else {
+                post(&reply(seq, written.get(), false, true), None);
+                return stopped(run);
+            };
+            let field = |name: &str| js_sys::Reflect::get(&result, &name.into()).ok();
+            if field("done").and_then(|d| d.as_bool()) == Some(true) {
+                end = true;
+                break;
+            }
+            match field("value").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok()) {
+                Some(chunk) => {
+                    bytes += chunk.length();
+                    chunks.push(&chunk);
+                }
+                None => {
+                    post(&reply(seq, written.get(), false, true), None);
+                    return stopped(run);
+                }
+            }
+        }
+        post(&reply(seq, written.get(), end, false), Some(&chunks));
+        if end {
+            break;
+        }
+        seq += 1;
+    }
+    stopped(run);
+}
+
+fn stopped(run: u32) {
+    SERVING.with(|s| s.borrow_mut().retain(|x| x.run != run));
+}
