@@ -267,13 +267,13 @@ pub async fn serve(file: web_sys::File, run: u32, format: String, credit: u64) {
             waiting: None,
         })
     });
-    let streams = super::super::native_decoder::open(&format);
+    let streams = super::super::decompression_stream::open(&format);
     let Some((writer, reader)) = streams else {
         post(&reply(0, 0, false, true), None);
         return stopped(run);
     };
     let written = Rc::new(Cell::new(0u64));
-    wasm_bindgen_futures::spawn_local(super::super::native_decoder::feed_decoder(
+    wasm_bindgen_futures::spawn_local(super::super::decompression_stream::feed_decoder(
         file,
         writer,
         written.clone(),

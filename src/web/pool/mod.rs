@@ -140,8 +140,13 @@ pub fn resize(size: u32) {
         0
     };
     if MEMBERS.with(|m| m.borrow().len()) > want {
-        // Slices handed to the workers let go would never come back.
+        // Slices, members and chunks handed to the workers let go would never come back: the
+        // coordinator reads them itself.
         break_parse();
+        inflate::break_run();
+        if want == 0 {
+            gunzip::break_run();
+        }
     }
     MEMBERS.with(|m| {
         let mut members = m.borrow_mut();
