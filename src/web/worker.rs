@@ -893,6 +893,26 @@ struct Reading {
 }
 
 impl Reading {
+    /// How far the archive `name` (`size` bytes, file `file`, after `done` bytes of the files
+    /// before it) has been read: its line under the bar, and the bar.
+    fn archive_progress(
+        &mut self,
+        name: &str,
+        size: f64,
+        done: f64,
+        file: usize,
+        p: crate::ingest::archive::ArchiveProgress,
+    ) {
+        self.archive = Some(super::protocol::ArchiveRead {
+            name: name.to_string(),
+            members: p.members,
+            read: p.read,
+            size: size as u64,
+            decompressed: p.decompressed,
+        });
+        self.report(done + p.read as f64, file);
+    }
+
     /// `done` bytes and `files_read` files read, at most one message per [`PROGRESS_MS`].
     fn report(&mut self, done: f64, files_read: usize) {
         if now() - self.last > PROGRESS_MS {
@@ -1012,14 +1032,7 @@ async fn compute(
                 reader: &reader,
             };
             let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
-                reading.archive = Some(super::protocol::ArchiveRead {
-                    name: name.clone(),
-                    members: p.members,
-                    read: p.read,
-                    size: size as u64,
-                    decompressed: p.decompressed,
-                });
-                reading.report(done + p.read as f64, i);
+                reading.archive_progress(&name, size, done, i, p)
             };
             super::native_decoder::read_stream(
                 &mut ingest,
@@ -1051,14 +1064,7 @@ async fn compute(
                         None => None,
                     };
                     let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
-                        reading.archive = Some(super::protocol::ArchiveRead {
-                            name: name.clone(),
-                            members: p.members,
-                            read: p.read,
-                            size: size as u64,
-                            decompressed: p.decompressed,
-                        });
-                        reading.report(done + p.read as f64, i);
+                        reading.archive_progress(&name, size, done, i, p)
                     };
                     ingest.zip_step(&mut steps, &mut access, inflated, &mut on_archive);
                 }
@@ -1084,15 +1090,13 @@ async fn compute(
                 shared.borrow_mut().report(done + n as f64, i);
             };
             let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
-                let mut r = shared.borrow_mut();
-                r.archive = Some(super::protocol::ArchiveRead {
-                    name: name.clone(),
-                    members: p.members,
+                let p = crate::ingest::archive::ArchiveProgress {
                     read: read.get(),
-                    size: size as u64,
-                    decompressed: p.decompressed,
-                });
-                r.report(done + read.get() as f64, i);
+                    ..p
+                };
+                shared
+                    .borrow_mut()
+                    .archive_progress(&name, size, done, i, p)
             };
             let mut progressing =
                 crate::formats::inspect::Progressing::new(&mut access, &mut on_read);

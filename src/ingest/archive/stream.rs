@@ -266,11 +266,6 @@ pub struct StreamSteps {
 }
 
 impl StreamSteps {
-    /// Decompressed bytes taken so far.
-    pub fn decompressed(&self) -> u64 {
-        self.feed.out
-    }
-
     /// Nothing more it is given would be read: stop decompressing.
     pub fn done(&self) -> bool {
         self.feed.done()
