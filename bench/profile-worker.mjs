@@ -4,12 +4,15 @@
 // wasm functions are named by the wasm's name section where the build kept it.
 //
 //   node bench/profile-worker.mjs --file bench/out/leaderboard-v2-x15.tar.gz [--top 40]
-//                                 [--bootstrap 0] [--wasm-gzip] [--names]
+//                                 [--bootstrap 0] [--wasm-gzip] [--names] [--inclusive]
+//                                 [--under NAME]
 //
 // The release build strips the wasm's function names. --names serves a copy of dist/ whose
 // worker wasm is the same cargo output put through wasm-bindgen and wasm-opt -O3 again with
 // its names kept (-g), so the profile names Rust functions (timings as the release's, within
-// noise). Prints numbers only; a profile samples every 200 µs and slows the worker somewhat.
+// noise). --inclusive ranks functions by the time spent in them and in what they called (each
+// function counted once per sample however deep it recurs); --under NAME counts only the samples
+// whose stack holds a function whose name contains NAME. Prints numbers only; a profile samples every 200 µs and slows the worker somewhat.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +30,8 @@ const folder = arg('folder', null);
 const top = Number(arg('top', 40));
 const bootstrap = Number(arg('bootstrap', 0));
 const wasmGzip = process.argv.includes('--wasm-gzip');
+const inclusive = process.argv.includes('--inclusive');
+const under = arg('under', null);
 if (!file && !folder) throw new Error('--file or --folder');
 
 let root = DIST;
@@ -70,7 +75,8 @@ try {
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
   for (let i = 0; i < 50 && sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
   // The page's first worker is the scoring worker (the pool's are its children).
-  const worker = sessions[0];
+  console.log(`# ${sessions.length} worker sessions`);
+  const worker = sessions[Number(arg("session", 0))];
   await send(worker, 'Profiler.enable');
   await send(worker, 'Profiler.setSamplingInterval', { interval: 200 });
   await send(worker, 'Profiler.start');
@@ -82,13 +88,29 @@ try {
   const { result } = await send(worker, 'Profiler.stop');
   const { nodes, samples, timeDeltas } = result.profile;
   const byId = new Map(nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const nameOf = (id) => {
+    const f = byId.get(id).callFrame;
+    return f.functionName || `(${f.url.split('/').pop() || 'anonymous'})`;
+  };
   const self = new Map();
   let total = 0;
   samples.forEach((id, k) => {
     const dt = timeDeltas[k] ?? 0;
-    const f = byId.get(id).callFrame;
-    const name = f.functionName || `(${f.url.split('/').pop() || 'anonymous'})`;
-    self.set(name, (self.get(name) ?? 0) + dt);
+    if (under) {
+      let inside = false;
+      for (let at = id; at !== undefined && !inside; at = parent.get(at)) inside = nameOf(at).includes(under);
+      if (!inside) return;
+    }
+    if (inclusive) {
+      const seen = new Set();
+      for (let at = id; at !== undefined; at = parent.get(at)) seen.add(nameOf(at));
+      for (const name of seen) self.set(name, (self.get(name) ?? 0) + dt);
+    } else {
+      const name = nameOf(id);
+      self.set(name, (self.get(name) ?? 0) + dt);
+    }
     total += dt;
   });
   console.log(`# pick→ready ${seconds.toFixed(1)} s; worker profile ${(total / 1e6).toFixed(2)} s sampled`);

@@ -9,7 +9,9 @@ use std::process::Command;
 
 use prefix_exec::formats::inspect::archive::build_zip;
 use prefix_exec::formats::ImportOptions;
-use prefix_exec::ingest::Ingest;
+use prefix_exec::ingest::archive::{InOrder, MemberSink};
+use prefix_exec::ingest::whole::prepare_encoded;
+use prefix_exec::ingest::{Ingest, PreparedFile};
 use prefix_exec::rollout::Corpus;
 use serde_json::Value;
 
@@ -626,12 +628,13 @@ fn members_read_in_turn_are_the_bytes_they_were_packed_from() {
     }
 }
 
-/// A zip read member by member (the browser's way: members inflated elsewhere by
-/// `inflate_member`, handed to `zip_step` in turn, some left to the ingest) gives the corpus
+/// A zip read member by member (the browser's way: members inflated and prepared elsewhere
+/// by `inflate_member` and `prepare_encoded`, handed to `zip_step` in turn, some left to the
+/// ingest) gives the corpus
 /// the zip read whole gives, corrupt, bomb, nested and non-run members included.
 #[test]
 fn a_zip_read_step_by_step_reads_as_the_zip_read_whole() {
-    use prefix_exec::ingest::archive::inflate_member;
+    use prefix_exec::ingest::archive::{inflate_member, Inflated};
     let top = Path::new(REPO).join("agent_hard_benchmark-face722e");
     let mut files = Vec::new();
     for copy in 0..3 {
@@ -678,7 +681,11 @@ fn a_zip_read_step_by_step_reads_as_the_zip_read_whole() {
                 let mut at = |offset: u64, buf: &mut [u8]| {
                     prefix_exec::formats::RandomAccess::read_at(&mut &zip[..], offset, buf)
                 };
-                inflate_member(&r, &mut at)
+                // Prepared there as the pool workers prepare them (every third member not).
+                inflate_member(&r, &mut at).map(|bytes| Inflated {
+                    prepared: (k % 3 != 1).then(|| prepare_encoded(&bytes)).flatten(),
+                    bytes,
+                })
             });
             ingest.zip_step(&mut steps, &mut src, inflated, &mut |_| {});
         }
@@ -721,6 +728,48 @@ fn pax_tar(path: &str, bytes: &[u8]) -> Vec<u8> {
     h.set_cksum();
     b.append(&h, bytes).unwrap();
     b.into_inner().unwrap()
+}
+
+/// Members held and pushed later, as the browser's pool sink does (`web::pool::whole`): up to
+/// three held, each pushed with its compact preparation (every third without), all at a flush.
+#[derive(Default)]
+struct Deferred {
+    held: std::collections::VecDeque<(String, ImportOptions, Vec<u8>)>,
+    pushed: usize,
+}
+
+impl Deferred {
+    fn land_one(&mut self, ingest: &mut Ingest) {
+        if let Some((name, options, bytes)) = self.held.pop_front() {
+            self.pushed += 1;
+            let encoded = (self.pushed % 3 != 0)
+                .then(|| prepare_encoded(&bytes))
+                .flatten();
+            let id = ingest.begin_file_with(&name, options);
+            ingest.push_prepared_file(id, PreparedFile::with_encoded(bytes, encoded.as_deref()));
+        }
+    }
+}
+
+impl MemberSink for Deferred {
+    fn whole(
+        &mut self,
+        ingest: &mut Ingest,
+        name: String,
+        options: &ImportOptions,
+        bytes: Vec<u8>,
+    ) {
+        self.held.push_back((name, options.clone(), bytes));
+        while self.held.len() > 3 {
+            self.land_one(ingest);
+        }
+    }
+
+    fn flush(&mut self, ingest: &mut Ingest) {
+        while !self.held.is_empty() {
+            self.land_one(ingest);
+        }
+    }
 }
 
 /// What a decoder elsewhere (the browser's own) gives of `bytes`: every byte it decoded
@@ -805,7 +854,17 @@ fn a_stream_decoded_elsewhere_in_pieces_reads_as_the_stream_read_here() {
         };
         let kind = Container::of(&bytes[..512.min(bytes.len())]).unwrap();
         let (decoded, error) = decoded_elsewhere(bytes);
-        for piece in [1000, 65_536, 1 << 20] {
+        for (piece, deferred) in [
+            (1000, false),
+            (65_536, false),
+            (1 << 20, false),
+            (1000, true),
+        ] {
+            let mut sink: Box<dyn MemberSink> = match deferred {
+                false => Box::new(InOrder),
+                true => Box::new(Deferred::default()),
+            };
+            let sink = sink.as_mut();
             let mut ingest = Ingest::new();
             let mut steps = ingest.begin_stream(name, &options, kind, bytes.len() as u64);
             // The browser's way: the last READ bytes held back until the decoder ends well.
@@ -817,19 +876,21 @@ fn a_stream_decoded_elsewhere_in_pieces_reads_as_the_stream_read_here() {
                 if steps.done() {
                     break;
                 }
-                ingest.stream_step(&mut steps, chunk, 0, &mut |_| {});
+                ingest.stream_step(&mut steps, chunk, 0, sink, &mut |_| {});
             }
             let error = match &error {
                 Some(_) => {
-                    ingest.stream_from(&mut steps, &mut &bytes[..], handed as u64, &mut |_| {})
+                    sink.flush(&mut ingest);
+                    let (src, skip) = (&mut &bytes[..], handed as u64);
+                    ingest.stream_from(&mut steps, src, skip, &mut InOrder, &mut |_| {})
                 }
                 None => None,
             };
-            ingest.end_stream(steps, error, &mut |_| {});
+            ingest.end_stream(steps, error, sink, &mut |_| {});
             assert_eq!(
                 text(&ingest.finish()),
                 text(&here),
-                "{name}, pieces of {piece}"
+                "{name}, pieces of {piece}, deferred: {deferred}"
             );
         }
         if *name == "pax.tar.gz" {

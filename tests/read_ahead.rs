@@ -2,12 +2,14 @@
 //! folder read) give the corpus of the plain path: the same rollouts in the same order, the
 //! same diagnostics, repeats, import summary and converted lines — for every format's
 //! fixtures and for damaged ToolSandbox files (cut, with trailing data, a byte-order mark,
-//! CRLF, odd literals), whichever thread prepared them and whether or not something was
-//! pushed for the file before.
+//! CRLF, odd literals), whichever thread prepared them, whether or not something was
+//! pushed for the file before, and whether the preparation came whole or through the compact
+//! form the browser's pool workers send (`ingest::whole::prepare_encoded`).
 
 mod import_support;
 
 use import_support::{fixture, fixtures, walk};
+use prefix_exec::ingest::whole::prepare_encoded;
 use prefix_exec::ingest::{Ingest, PreparedFile};
 use rayon::prelude::*;
 
@@ -18,6 +20,8 @@ enum Way {
     Chunks(usize),
     /// Prepared (on the pool) and pushed whole.
     Prepared,
+    /// Prepared in the compact form (on the pool), read back and pushed whole.
+    Encoded,
     /// Its first byte pushed, then the rest prepared: the preparation is not used.
     Late,
 }
@@ -28,6 +32,10 @@ fn read(files: &[(String, Vec<u8>)], way: &(dyn Fn(&[u8]) -> Way + Sync)) -> Str
         .par_iter()
         .map(|(_, bytes)| match way(bytes) {
             Way::Prepared => Some(PreparedFile::new(bytes.clone())),
+            Way::Encoded => Some(PreparedFile::with_encoded(
+                bytes.clone(),
+                prepare_encoded(bytes).as_deref(),
+            )),
             Way::Late => Some(PreparedFile::new(bytes[bytes.len().min(1)..].to_vec())),
             Way::Chunks(_) => None,
         })
@@ -158,6 +166,15 @@ fn prepared_files_read_as_pushed_files() {
     let plain = read(&files, &|_| Way::Chunks(1 << 20));
     assert!(plain.contains("toolsandbox"), "the fixtures were read");
     assert_eq!(read(&files, &|_| Way::Prepared), plain, "prepared");
+    assert_eq!(read(&files, &|_| Way::Encoded), plain, "encoded");
+    let encoded = files
+        .iter()
+        .filter(|(_, b)| prepare_encoded(b).is_some())
+        .count();
+    assert!(
+        encoded > 20,
+        "only {encoded} files had a compact preparation"
+    );
     for size in [1, 7, 4096] {
         assert_eq!(
             read(&files, &|_| Way::Chunks(size)),
@@ -169,9 +186,10 @@ fn prepared_files_read_as_pushed_files() {
     // read line by line is told a repeat by a hash that depends on where its chunks ended (the
     // bytes held until its format was told are hashed twice), so a repeat read another way
     // is not told (as before; the CLI reads a file the same way on any number of threads).
-    let mixed = |bytes: &[u8]| match bytes.len() % 3 {
+    let mixed = |bytes: &[u8]| match bytes.len() % 4 {
         0 => Way::Prepared,
         1 => Way::Chunks(333),
+        2 => Way::Encoded,
         _ => Way::Late,
     };
     assert_eq!(read(&files, &mixed), plain, "mixed");

@@ -55,6 +55,7 @@ pub(crate) mod chat;
 pub(crate) mod draft;
 pub mod inspect;
 pub mod json_schema;
+pub(crate) mod json_text;
 pub mod names;
 pub(crate) mod object;
 pub(crate) mod pairing;
@@ -168,6 +169,25 @@ pub(crate) trait FormatReader {
         _format: Format,
         _bytes: &[u8],
         _scanned: Option<&scan::Scanned>,
+    ) -> Option<PreparedDocument> {
+        None
+    }
+
+    /// [`FormatReader::prepare_document`]'s reading in a compact form sent between workers
+    /// (the browser's pool workers prepare an archive's members for the worker holding the
+    /// ingest); `None`: this reading has no such form, and the document is read where it is
+    /// ingested.
+    fn encode_prepared(&self, _format: Format, _prepared: &PreparedDocument) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// [`FormatReader::encode_prepared`]'s bytes read back, for the document `bytes` they were
+    /// computed from; `None` when they do not decode (the document is read as usual then).
+    fn decode_prepared(
+        &self,
+        _format: Format,
+        _encoded: &[u8],
+        _bytes: &[u8],
     ) -> Option<PreparedDocument> {
         None
     }

@@ -24,7 +24,7 @@ use std::cell::Cell;
 use std::io::{self, Read};
 use std::rc::Rc;
 
-use super::{Ingest, ZIP_MAGIC};
+use super::{Ingest, PreparedFile, ZIP_MAGIC};
 use crate::formats::inspect::archive::{
     inflate_record, read_record, Archive, Entry, MAX_ENTRY_BYTES,
 };
@@ -375,6 +375,33 @@ impl MemberSink for InOrder {
     fn flush(&mut self, _: &mut Ingest) {}
 }
 
+/// A zip member inflated elsewhere ([`inflate_member`]): its bytes, and what was computed from
+/// them there for the ingest ([`crate::ingest::whole::prepare_encoded`]), if anything.
+pub struct Inflated {
+    pub bytes: Vec<u8>,
+    pub prepared: Option<Vec<u8>>,
+}
+
+/// One member pushed with its compact preparation, when it is read whole as a file (a nested
+/// archive or a member too big to read whole does not use it).
+struct WithEncoded(Option<Vec<u8>>);
+
+impl MemberSink for WithEncoded {
+    fn whole(
+        &mut self,
+        ingest: &mut Ingest,
+        name: String,
+        options: &ImportOptions,
+        bytes: Vec<u8>,
+    ) {
+        let id = ingest.begin_file_with(&name, options.clone());
+        let prepared = PreparedFile::with_encoded(bytes, self.0.take().as_deref());
+        ingest.push_prepared_file(id, prepared);
+    }
+
+    fn flush(&mut self, _: &mut Ingest) {}
+}
+
 /// What one container read: for its note and the progress line.
 struct Reading<'s> {
     skipped: u64,
@@ -495,20 +522,25 @@ impl Ingest {
         &mut self,
         steps: &mut ZipSteps,
         src: &mut dyn RandomAccess,
-        inflated: Option<Result<Vec<u8>, String>>,
+        inflated: Option<Result<Inflated, String>>,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) {
         let Some(m) = steps.members.get(steps.next) else {
             return;
         };
         steps.next += 1;
-        let bytes = (!m.bomb).then(|| {
-            inflated.unwrap_or_else(|| inflate_entry(&m.entry, &mut |at, buf| src.read_at(at, buf)))
+        let mut sink = WithEncoded(None);
+        let bytes = (!m.bomb).then(|| match inflated {
+            Some(inflated) => inflated.map(|i| {
+                sink.0 = i.prepared;
+                i.bytes
+            }),
+            None => inflate_entry(&m.entry, &mut |at, buf| src.read_at(at, buf)),
         });
         let mut reading = Reading {
             skipped: steps.skipped,
             progress: steps.progress,
-            sink: &mut InOrder,
+            sink: &mut sink,
         };
         self.zip_member(m, bytes, &steps.options, 0, &mut reading, on_progress);
         steps.skipped = reading.skipped;

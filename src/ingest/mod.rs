@@ -263,11 +263,18 @@ impl Ingest {
         // `push`'s first chunk, without copying the bytes into the buffer, nor hashing them
         // again: nothing was hashed for the file yet.
         self.marks[i].hasher = hasher;
-        self.readers[i] = Reader::Detecting(bytes);
-        let len = self.head_len(i);
-        self.corpus.files[i].bytes = len as u64;
-        if len >= PROBE && !self.skip_if_binary(file) {
-            self.detect(file, false);
+        self.corpus.files[i].bytes = bytes.len() as u64;
+        if document.is_some() {
+            // Prepared as a document: the bytes are text and no streamed format's, and the
+            // sniff of the whole file says "document", which is where detection ends for
+            // them (a first line read whole sniffs the same with or without the file's end;
+            // one that is not waits for the end). The first line is not parsed again.
+            self.readers[i] = Reader::Document(bytes);
+        } else {
+            self.readers[i] = Reader::Detecting(bytes);
+            if self.head_len(i) >= PROBE && !self.skip_if_binary(file) {
+                self.detect(file, false);
+            }
         }
         self.end_file_with(file, document);
     }

@@ -71,6 +71,73 @@ impl PreparedFile {
     }
 }
 
+impl PreparedFile {
+    /// The whole file `bytes`, with what a pool worker computed from the same bytes
+    /// ([`prepare_encoded`]); `encoded` that does not decode (or `None`) leaves the file to be
+    /// read as usual. The hash is taken here.
+    pub fn with_encoded(bytes: Vec<u8>, encoded: Option<&[u8]>) -> PreparedFile {
+        let document = encoded.and_then(|e| decode_document(e, &bytes));
+        let mut hasher = Box::new(Xxh3::new());
+        hasher.update(&bytes);
+        PreparedFile {
+            bytes,
+            hasher,
+            document,
+        }
+    }
+}
+
+/// What [`PreparedFile::new`] computes from `bytes` besides their hash, in the compact form
+/// sent between workers (postcard), for [`PreparedFile::with_encoded`] on the worker holding
+/// the ingest: the browser's pool workers prepare an archive's members this way. `None` where
+/// there is nothing to send: not a whole document, or its reader's reading has no compact form
+/// ([`crate::formats::FormatReader::encode_prepared`]), or it was classified without one (the
+/// classification's scan is not sent; a reader that reads the document from it reads it where
+/// it is ingested).
+pub fn prepare_encoded(bytes: &[u8]) -> Option<Vec<u8>> {
+    let document = prepare_document(bytes)?;
+    let classified = match &document.classified {
+        Err(message) => Err(message.clone()),
+        Ok((format, _)) => {
+            let reading = document.reading.as_ref()?;
+            let readers = readers();
+            let reader = readers.iter().find(|r| r.formats().contains(format))?;
+            Ok((*format, reader.encode_prepared(*format, reading)?))
+        }
+    };
+    postcard::to_allocvec(&WireDocument {
+        classified,
+        lines: document.lines,
+    })
+    .ok()
+}
+
+/// A [`PreparedDocument`] as sent between workers.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct WireDocument {
+    /// The format and its reader's encoded reading, or why the document was not classified.
+    classified: Result<(Format, Vec<u8>), String>,
+    lines: u64,
+}
+
+fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<PreparedDocument> {
+    let wire: WireDocument = postcard::from_bytes(encoded).ok()?;
+    let (classified, reading) = match wire.classified {
+        Err(message) => (Err(message), None),
+        Ok((format, reading)) => {
+            let readers = readers();
+            let reader = readers.iter().find(|r| r.formats().contains(&format))?;
+            let reading = reader.decode_prepared(format, &reading, bytes)?;
+            (Ok((format, None)), Some(reading))
+        }
+    };
+    Some(PreparedDocument {
+        classified,
+        reading,
+        lines: wire.lines,
+    })
+}
+
 /// The document's classification and reading, when the file looks like a whole JSON document
 /// (as the ingest will tell at its end: not an archive, not binary, not streamed, a document by
 /// its first line). A guess only decides whether the work is done ahead: the ingest uses it

@@ -9,7 +9,8 @@
 //! refuses as "junk after the end") the wasm decoder reads the stream again from its start,
 //! passing over what was handed over, and goes on from there (`Ingest::stream_from`).
 //! zstd goes the same way where the browser decodes it (Chromium 156 does not: there the wasm
-//! decoder reads it).
+//! decoder reads it). The stream's small members are prepared by the pool workers while this
+//! worker reads on (`pool::whole`).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -105,6 +106,8 @@ pub(super) async fn read_stream(
     let mut held_bytes = 0usize;
     let mut handed = 0u64;
     let mut failed = source.is_none();
+    // The small members, prepared by the pool workers while this worker reads on.
+    let mut sink = super::pool::whole::PoolSink::start();
     if let Some(mut source) = source {
         loop {
             if steps.done() {
@@ -127,17 +130,28 @@ pub(super) async fn read_stream(
                 };
                 held_bytes -= chunk.len();
                 handed += chunk.len() as u64;
-                ingest.stream_step(&mut steps, &chunk, read, on_progress);
+                ingest.stream_step(&mut steps, &chunk, read, &mut sink, on_progress);
+            }
+            sink.land(ingest);
+            while sink.too_far_ahead() {
+                sink.wait().await;
+                sink.land(ingest);
             }
         }
     }
     let error = if failed {
-        ingest.stream_from(&mut steps, src, handed, on_progress)
+        // The wasm decoder reads on in one go, with no pause to take the pool's answers in:
+        // the members held are pushed first, and what it reads is read here.
+        sink.finish(ingest).await;
+        let in_order = &mut crate::ingest::archive::InOrder;
+        ingest.stream_from(&mut steps, src, handed, in_order, on_progress)
     } else {
         for chunk in held {
-            ingest.stream_step(&mut steps, &chunk, file.size() as u64, on_progress);
+            let size = file.size() as u64;
+            ingest.stream_step(&mut steps, &chunk, size, &mut sink, on_progress);
         }
+        sink.finish(ingest).await;
         None
     };
-    ingest.end_stream(steps, error, on_progress);
+    ingest.end_stream(steps, error, &mut sink, on_progress);
 }

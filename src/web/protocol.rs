@@ -173,6 +173,14 @@ pub enum ToWorker {
         format: String,
         credit: u64,
     },
+    /// Pool worker: prepare the members (`ingest::whole::prepare_encoded`) whose bytes lie one
+    /// after the other, `lens` bytes each, in the `Uint8Array` of the message's `bytes` field
+    /// (moved): batch `batch` of whole-member run `run`.
+    PoolWhole {
+        run: u32,
+        batch: usize,
+        lens: Vec<u32>,
+    },
     /// Pool worker: run `run` may send chunks up to `upto`; or stop.
     PoolGunzipCredit { run: u32, upto: u64, stop: bool },
     /// Search the loaded rollouts (`crate::search`): one page of hits.
@@ -296,12 +304,21 @@ pub enum FromWorker {
         piece: usize,
     },
     /// Pool worker → coordinator: batch `batch` of inflate run `run`, each member's bytes a
-    /// `Uint8Array` of the message's `members` array (moved), in order; `errors[i]` says why
-    /// member `i` could not be (its array is then empty).
+    /// `Uint8Array` of the message's `members` array (moved), in order, and its preparation
+    /// (`ingest::whole::prepare_encoded`) the `Uint8Array` or `null` at the same place of its
+    /// `prepared` array; `errors[i]` says why member `i` could not be (its array is then empty).
     PoolInflated {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+    },
+    /// Pool worker → coordinator: the preparations of batch `batch` of whole-member run `run`,
+    /// each the `Uint8Array` (moved) or `null` at its member's place in the message's
+    /// `prepared` array.
+    PoolWholePrepared {
+        run: u32,
+        batch: usize,
+        lens: Vec<Option<u32>>,
     },
     /// Pool worker → coordinator: chunk `seq` of gunzip run `run`, the `Uint8Array` in the
     /// message's `bytes` field (moved); `read` compressed bytes read so far. `end`: the stream
@@ -438,6 +455,11 @@ pub enum PoolReply {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+    },
+    PoolWholePrepared {
+        run: u32,
+        batch: usize,
+        lens: Vec<Option<u32>>,
     },
     PoolGunzipped {
         run: u32,

@@ -728,11 +728,24 @@ fn on_message(event: MessageEvent) {
                 .map(|f| f.unchecked_into::<File>());
             if let Some(file) = file {
                 wasm_bindgen_futures::spawn_local(async move {
-                    let (msg, members, transfer) =
+                    let (msg, members, prepared, transfer) =
                         super::pool::inflate::inflate_batch(&file, run, batch, &records).await;
-                    post_with(&msg, &[("members", &members)], Some(&transfer));
+                    let fields: [(&str, &JsValue); 2] =
+                        [("members", &members), ("prepared", &prepared)];
+                    post_with(&msg, &fields, Some(&transfer));
                 });
             }
+        }
+        ToWorker::PoolWhole { run, batch, lens } => {
+            let bytes = js_sys::Reflect::get(&data, &"bytes".into()).unwrap_or_default();
+            let (lens, prepared) = super::pool::whole::prepare_batch(&lens, &bytes);
+            let prepared = js_sys::Uint8Array::from(&prepared[..]);
+            let transfer = js_sys::Array::of1(&prepared.buffer());
+            post_with(
+                &FromWorker::PoolWholePrepared { run, batch, lens },
+                &[("prepared", &prepared)],
+                Some(&transfer),
+            );
         }
         ToWorker::PoolGunzip {
             run,

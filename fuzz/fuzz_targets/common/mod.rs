@@ -398,7 +398,7 @@ pub fn check_archive_tar(data: &[u8]) {
     let whole = read_as_container("in.tar", data);
     // Handed over in pieces (as the browser's own decoder hands a stream over): the same
     // corpus, wherever the pieces cut a header or a member.
-    use prefix_exec::ingest::archive::Container;
+    use prefix_exec::ingest::archive::{Container, InOrder};
     if let (Some(whole), Some(Container::Tar)) =
         (&whole, Container::of(&data[..data.len().min(512)]))
     {
@@ -411,9 +411,9 @@ pub fn check_archive_tar(data: &[u8]) {
                 if steps.done() {
                     break;
                 }
-                ingest.stream_step(&mut steps, chunk, 0, &mut |_| {});
+                ingest.stream_step(&mut steps, chunk, 0, &mut InOrder, &mut |_| {});
             }
-            ingest.end_stream(steps, None, &mut |_| {});
+            ingest.end_stream(steps, None, &mut InOrder, &mut |_| {});
             let pieces = ingest.finish();
             assert_eq!(
                 format!(

@@ -263,7 +263,7 @@ pub(crate) fn summary_dir(name: &str) -> String {
 // ---- result_summary.json --------------------------------------------------------------------
 
 /// One row of `per_scenario_results`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ScenarioRow {
     pub name: String,
     pub categories: Vec<String>,
@@ -313,7 +313,7 @@ struct WireAggregate {
 }
 
 /// A problem located in a file: the 1-based line where known.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Located {
     pub line: Option<u64>,
     pub message: String,
@@ -329,7 +329,7 @@ impl fmt::Display for Located {
 }
 
 /// What `result_summary.json` holds.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct RunSummary {
     /// Rows that could be read, in file order.
     pub rows: Vec<ScenarioRow>,
@@ -499,7 +499,7 @@ fn open_brace(bytes: &[u8]) -> Option<usize> {
 // ---- trajectories ---------------------------------------------------------------------------
 
 /// The reply an agent call got.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Reply {
     Executed,
     /// The call raised: `tool_call_exception`.
@@ -509,19 +509,22 @@ pub(crate) enum Reply {
 }
 
 /// One agent tool call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Call {
     /// The execution-facing name (from the code line), when it could be read.
     pub tool: Option<String>,
     /// The name the agent used (`openai_function_name`; scrambled in `TOOL_NAME_SCRAMBLED`).
     pub agent_tool: Option<String>,
     pub id: Option<String>,
+    /// Sent between workers as its JSON text: the binary form between them cannot carry a
+    /// `Value` (it is not self-describing), and the text reads back to the same `Value`.
+    #[serde(with = "crate::formats::json_text")]
     pub args: Option<Value>,
     pub reply: Reply,
 }
 
 /// One scenario's calls, as read from its trajectory file.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Trajectory {
     pub calls: Vec<Call>,
     /// The last dialogue row still had `conversation_active == true`: the run limit ended it.

@@ -163,6 +163,28 @@ impl FormatReader for ToolSandbox {
         Some(Box::new(read_document(format, bytes, scanned)))
     }
 
+    fn encode_prepared(&self, _: Format, prepared: &PreparedDocument) -> Option<Vec<u8>> {
+        let reading = prepared.downcast_ref::<Reading>()?;
+        // A conversation's reading is its bytes, which the other side has: not sent again.
+        let wire = match reading {
+            Reading::Summary(read) => WireReading::Summary(read),
+            Reading::Context(read) => WireReading::Context(read),
+            Reading::Conversation(_) => WireReading::Conversation,
+            Reading::Other => WireReading::Other,
+        };
+        postcard::to_allocvec(&wire).ok()
+    }
+
+    fn decode_prepared(&self, _: Format, encoded: &[u8], bytes: &[u8]) -> Option<PreparedDocument> {
+        let reading = match postcard::from_bytes::<OwnedWireReading>(encoded).ok()? {
+            OwnedWireReading::Summary(read) => Reading::Summary(read),
+            OwnedWireReading::Context(read) => Reading::Context(read),
+            OwnedWireReading::Conversation => Reading::Conversation(bytes.to_vec()),
+            OwnedWireReading::Other => Reading::Other,
+        };
+        Some(Box::new(reading))
+    }
+
     fn prepared_document(
         &mut self,
         out: &mut Sink<'_>,
@@ -279,6 +301,24 @@ enum Reading {
     Context(Result<Trajectory, Located>),
     /// A conversation's bytes (see [`Read`]).
     Conversation(Vec<u8>),
+    Other,
+}
+
+/// A [`Reading`] as sent between workers ([`FormatReader::encode_prepared`]).
+#[derive(serde::Serialize)]
+enum WireReading<'r> {
+    Summary(&'r Result<RunSummary, Located>),
+    Context(&'r Result<Trajectory, Located>),
+    Conversation,
+    Other,
+}
+
+/// [`WireReading`] read back (the same variants, in the same order).
+#[derive(serde::Deserialize)]
+enum OwnedWireReading {
+    Summary(Result<RunSummary, Located>),
+    Context(Result<Trajectory, Located>),
+    Conversation,
     Other,
 }
 

@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use super::{
     clean, hidden, maybe_container_name, run_data_name, without_compression_suffix,
-    ArchiveProgress, Container, InOrder, Reading, Sequential, HEAD, MAX_MEMBER_BYTES,
+    ArchiveProgress, Container, MemberSink, Reading, Sequential, HEAD, MAX_MEMBER_BYTES,
     MAX_NESTED_BYTES, MAX_RATIO, RATIO_FROM, WHOLE_MEMBER_BYTES,
 };
 use crate::formats::{ImportOptions, RandomAccess};
@@ -295,14 +295,17 @@ impl Ingest {
     }
 
     /// The next decompressed bytes of `steps`; `read` is how many compressed bytes were read.
+    /// Small members go to `sink` (which must be flushed by the end: [`Ingest::end_stream`]
+    /// does).
     pub fn stream_step(
         &mut self,
         steps: &mut StreamSteps,
         bytes: &[u8],
         read: u64,
+        sink: &mut dyn MemberSink,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) {
-        self.with_steps(steps, |ingest, feed, reading| {
+        self.with_steps(steps, sink, |ingest, feed, reading| {
             ingest.stream_feed(feed, bytes, read, reading, on_progress)
         });
     }
@@ -320,25 +323,28 @@ impl Ingest {
         steps: &mut StreamSteps,
         src: &mut dyn RandomAccess,
         skip: u64,
+        sink: &mut dyn MemberSink,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) -> Option<String> {
         let consumed = Rc::new(Cell::new(0));
         let mut seq = Sequential::new(src, consumed.clone());
-        self.with_steps(steps, |ingest, feed, reading| {
+        self.with_steps(steps, sink, |ingest, feed, reading| {
             ingest.stream_decode(feed, &mut seq, &consumed, skip, reading, on_progress)
         })
     }
 
-    /// Ends reading `steps`; `error` is why its decoder stopped, if it failed.
+    /// Ends reading `steps` (`sink` flushed); `error` is why its decoder stopped, if it failed.
     pub fn end_stream(
         &mut self,
         mut steps: StreamSteps,
         error: Option<String>,
+        sink: &mut dyn MemberSink,
         on_progress: &mut dyn FnMut(ArchiveProgress),
     ) {
         let read = steps.progress.read;
-        self.with_steps(&mut steps, |ingest, feed, reading| {
-            ingest.stream_finish(feed, error, read, reading, on_progress)
+        self.with_steps(&mut steps, sink, |ingest, feed, reading| {
+            ingest.stream_finish(feed, error, read, reading, on_progress);
+            reading.sink.flush(ingest);
         });
         let name = steps.feed.name.clone();
         self.end_container(&name, steps.outer, steps.skipped);
@@ -347,12 +353,13 @@ impl Ingest {
     fn with_steps<T>(
         &mut self,
         steps: &mut StreamSteps,
+        sink: &mut dyn MemberSink,
         f: impl FnOnce(&mut Ingest, &mut Feed, &mut Reading<'_>) -> T,
     ) -> T {
         let mut reading = Reading {
             skipped: steps.skipped,
             progress: steps.progress,
-            sink: &mut InOrder,
+            sink,
         };
         let out = f(self, &mut steps.feed, &mut reading);
         steps.skipped = reading.skipped;

@@ -4,8 +4,9 @@
 //! Members are independent, so they spread over the pool as a folder's slices do
 //! ([`super::ParseRun`]): the coordinator hands each pool worker batches of member
 //! records (where each lies in the `File`, how it inflates: [`MemberRecord`]); the worker reads
-//! each record with `FileReaderSync`, inflates and CRC-checks it ([`inflate_member`]), and
-//! moves the bytes back. A member the pool did not inflate (too big to inflate ahead, a worker
+//! each record with `FileReaderSync`, inflates and CRC-checks it ([`inflate_member`]), prepares
+//! it as the CLI's pool prepares a folder's files ([`prepare_encoded`]: its format and its
+//! reader's context-free reading), and moves the bytes and that preparation back. A member the pool did not inflate (too big to inflate ahead, a worker
 //! that failed) is read by the coordinator itself: the corpus is the same either way.
 
 use std::cell::RefCell;
@@ -16,7 +17,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::super::protocol::{FromWorker, ToWorker};
-use crate::ingest::archive::{inflate_member, MemberRecord};
+use crate::ingest::archive::{inflate_member, Inflated, MemberRecord};
+use crate::ingest::whole::prepare_encoded;
 
 /// Batches a pool worker holds at once (its reads overlap its inflating).
 const BATCHES_IN_FLIGHT: usize = 3;
@@ -39,7 +41,7 @@ struct Inflate {
     /// The member the coordinator takes now.
     taken: usize,
     in_flight: Vec<usize>,
-    ready: HashMap<usize, Result<Vec<u8>, String>>,
+    ready: HashMap<usize, Result<Inflated, String>>,
     waiting: Option<(usize, js_sys::Function)>,
     broken: bool,
 }
@@ -104,7 +106,7 @@ impl InflateRun {
 
     /// Member `k`'s bytes as the pool inflated them, waiting if need be; `None` when the pool
     /// will not give them (the coordinator inflates it then). Taking `k` lets the pool go on.
-    pub async fn take(&self, k: usize) -> Option<Result<Vec<u8>, String>> {
+    pub async fn take(&self, k: usize) -> Option<Result<Inflated, String>> {
         let members = INFLATE.with(|i| {
             let mut i = i.borrow_mut();
             let run = i.as_mut().filter(|r| r.id == self.id)?;
@@ -192,7 +194,8 @@ fn dispatch(index: usize) {
 }
 
 /// A pool worker's inflated batch, on the coordinator: `errors[i]` for its `i`-th member, whose
-/// bytes are the `i`-th `Uint8Array` of `data.members`.
+/// bytes are the `i`-th `Uint8Array` of `data.members` and its preparation the `i`-th of
+/// `data.prepared` (`null`: none).
 pub fn batch_back(
     index: usize,
     run: u32,
@@ -200,9 +203,14 @@ pub fn batch_back(
     errors: Vec<Option<String>>,
     data: &JsValue,
 ) {
-    let arrays = js_sys::Reflect::get(data, &"members".into())
-        .map(|v| js_sys::Array::from(&v))
-        .unwrap_or_default();
+    let array_of = |key: &str| {
+        js_sys::Reflect::get(data, &key.into())
+            .ok()
+            .filter(|v| v.is_array())
+            .map(|v| js_sys::Array::from(&v))
+            .unwrap_or_default()
+    };
+    let (arrays, prepared) = (array_of("members"), array_of("prepared"));
     let resolve = INFLATE.with(|i| {
         let mut i = i.borrow_mut();
         let run = i.as_mut().filter(|r| r.id == run)?;
@@ -216,11 +224,18 @@ pub fn batch_back(
             }
             let result = match error {
                 Some(e) => Err(e),
-                None => Ok(arrays
-                    .get(j as u32)
-                    .dyn_into::<js_sys::Uint8Array>()
-                    .map(|a| a.to_vec())
-                    .unwrap_or_default()),
+                None => Ok(Inflated {
+                    bytes: arrays
+                        .get(j as u32)
+                        .dyn_into::<js_sys::Uint8Array>()
+                        .map(|a| a.to_vec())
+                        .unwrap_or_default(),
+                    prepared: prepared
+                        .get(j as u32)
+                        .dyn_into::<js_sys::Uint8Array>()
+                        .ok()
+                        .map(|a| a.to_vec()),
+                }),
             };
             run.ready.insert(k, result);
         }
@@ -323,8 +338,8 @@ async fn parts_of(file: &web_sys::File, run: u32, wanted: &[u64]) -> HashMap<u64
     have
 }
 
-/// On a pool worker: each record of `file` read and inflated; the message to send back, with
-/// the bytes (moved) and the transfer list. The records are read from the parts of the file
+/// On a pool worker: each record of `file` read, inflated and prepared; the message to send
+/// back, with the bytes and preparations (moved) and the transfer list. The records are read from the parts of the file
 /// they lie in ([`PART`]), kept across batches; a record beyond the first [`PARTS_KEPT`] parts
 /// a batch needs, or whose part could not be read, is read alone.
 pub async fn inflate_batch(
@@ -332,7 +347,7 @@ pub async fn inflate_batch(
     run: u32,
     batch: usize,
     records: &[(usize, MemberRecord)],
-) -> (FromWorker, js_sys::Array, js_sys::Array) {
+) -> (FromWorker, js_sys::Array, js_sys::Array, js_sys::Array) {
     let size = file.size() as u64;
     let range = |r: &MemberRecord| (r.offset.min(size), (r.offset + r.len).min(size));
     let mut wanted: Vec<u64> = Vec::new();
@@ -364,6 +379,7 @@ pub async fn inflate_batch(
     };
     let reader = web_sys::FileReaderSync::new().ok();
     let members = js_sys::Array::new();
+    let prepared = js_sys::Array::new();
     let transfer = js_sys::Array::new();
     let mut errors = Vec::with_capacity(records.len());
     for (_, record) in records {
@@ -404,10 +420,21 @@ pub async fn inflate_batch(
                 let array = js_sys::Uint8Array::from(&bytes[..]);
                 transfer.push(&array.buffer());
                 members.push(&array);
+                match prepare_encoded(&bytes) {
+                    Some(encoded) => {
+                        let array = js_sys::Uint8Array::from(&encoded[..]);
+                        transfer.push(&array.buffer());
+                        prepared.push(&array);
+                    }
+                    None => {
+                        prepared.push(&JsValue::NULL);
+                    }
+                }
                 errors.push(None);
             }
             Err(e) => {
                 members.push(&js_sys::Uint8Array::new_with_length(0));
+                prepared.push(&JsValue::NULL);
                 errors.push(Some(e));
             }
         }
@@ -415,6 +442,7 @@ pub async fn inflate_batch(
     (
         FromWorker::PoolInflated { run, batch, errors },
         members,
+        prepared,
         transfer,
     )
 }

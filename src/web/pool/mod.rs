@@ -25,6 +25,7 @@
 
 pub mod gunzip;
 pub mod inflate;
+pub mod whole;
 
 use std::cell::RefCell;
 
@@ -144,6 +145,7 @@ pub fn resize(size: u32) {
         // coordinator reads them itself.
         break_parse();
         inflate::break_run();
+        whole::break_run();
         if want == 0 {
             gunzip::break_run();
         }
@@ -181,6 +183,7 @@ fn spawn(index: usize) -> Result<Member, JsValue> {
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
         break_parse();
+        whole::break_run();
         fail(format!("pool worker {} stopped unexpectedly", index + 1))
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -358,6 +361,9 @@ fn on_member_message(index: usize, event: MessageEvent) {
         Ok(PoolReply::PoolInflated { run, batch, errors }) => {
             inflate::batch_back(index, run, batch, errors, &data)
         }
+        Ok(PoolReply::PoolWholePrepared { run, batch, lens }) => {
+            whole::batch_back(index, run, batch, lens, &data)
+        }
         Ok(PoolReply::PoolGunzipped {
             run,
             read,
@@ -369,6 +375,7 @@ fn on_member_message(index: usize, event: MessageEvent) {
             break_parse();
             inflate::break_run();
             gunzip::break_run();
+            whole::break_run();
             fail(format!("pool worker {}: {message}", index + 1))
         }
         _ => {} // Ready and the like
@@ -618,6 +625,22 @@ fn send_to(index: usize, msg: &ToWorker, key: &str, value: &JsValue) {
     MEMBERS.with(|m| {
         if let Some(member) = m.borrow().get(index) {
             send(&member.worker, msg, key, value);
+        }
+    });
+}
+
+/// Sends `msg` to pool worker `index` with `fields` beside it, their buffers in `transfer`
+/// moved, not copied.
+fn send_moved(index: usize, msg: &ToWorker, fields: &[(&str, &JsValue)], transfer: &js_sys::Array) {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(msg).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    for (key, value) in fields {
+        let _ = js_sys::Reflect::set(&obj, &(*key).into(), value);
+    }
+    MEMBERS.with(|m| {
+        if let Some(member) = m.borrow().get(index) {
+            let _ = member.worker.post_message_with_transfer(&obj, transfer);
         }
     });
 }
