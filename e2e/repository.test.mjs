@@ -186,24 +186,56 @@ test('a folder picked through showDirectoryPicker (OPFS in its place): the CLI\'
   await assertHealthy();
 });
 
-// A zip bigger than one read (4 MiB): its members are inflated by the pool workers and pushed in
-// order by the scoring worker; the report is the CLI's on the folder it holds.
-test('a big zip of released runs, inflated by the pool: the folder\'s report', { timeout: 600_000 }, async (t) => {
+// Counts, in every worker, the archive members a pool worker prepared (their format and reading,
+// `ingest::whole::prepare_encoded`) and sent back: with zip members as they are inflated, and by
+// batch for a tar stream's members (`web::pool::whole`). Returns a function that sums them.
+async function countPrepared(page) {
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      if (self.preparedCount !== undefined) return;
+      self.preparedCount = 0;
+      const post = self.postMessage;
+      self.postMessage = function (m, transfer) {
+        const msg = typeof m?.msg === 'string' ? JSON.parse(m.msg) : null;
+        if (msg?.type === 'pool_whole_prepared') self.preparedCount += msg.lens.filter((l) => l !== null).length;
+        if (msg?.type === 'pool_inflated') self.preparedCount += [...m.prepared].filter((p) => p !== null).length;
+        return post.call(self, m, transfer);
+      };
+    });
+  }
+  return async () => (await Promise.all(page.workers().map((w) => w.evaluate(() => self.preparedCount ?? 0)))).reduce((a, b) => a + b, 0);
+}
+
+// A zip and a .tar.gz bigger than one read (4 MiB): the zip's members are inflated and prepared by
+// the pool workers, the tar stream's decompressed by one of them (DecompressionStream) and its
+// members prepared by the pool in batches; the scoring worker pushes them in order. The report is
+// the CLI's on the folder they hold.
+test('a big zip and .tar.gz of released runs, read by the pool: the folder\'s report', { timeout: 600_000 }, async (t) => {
   const shared = path.join(ROOT, '..', 'shared', 'data', 'released-runs');
   if (!fs.existsSync(path.join(shared, 'toolsandbox'))) return t.skip('../shared/data/released-runs is not here');
   const dir = await tempDir(t);
-  const zip = path.join(dir, 'toolsandbox.zip');
-  execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])', zip.slice(0, -4), shared, 'toolsandbox']);
-  assert.ok(fs.statSync(zip).size > 4 * 1024 * 1024, 'more than one read, so the pool inflates it');
   const folder = JSON.parse(cliReportBytes(['toolsandbox'], { cwd: shared, bootstrap: 200, seed: 0 }).toString('utf8'));
   const { page, assertHealthy } = await openApp(t);
-  await setSetting(page, 'settings-bootstrap', 200);
-  await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(zip), 300_000);
-  const r = await report(page);
-  assert.ok(r.conditions.length >= 4, JSON.stringify(r.conditions.map((c) => c.model)));
-  assert.deepEqual(r.conditions, folder.conditions);
-  assert.deepEqual(r.paired, folder.paired);
-  assert.deepEqual(r.ranks, folder.ranks);
+  for (const [kind, format] of [['zip', 'zip'], ['tar.gz', 'gztar']]) {
+    const archive = path.join(dir, `toolsandbox.${kind}`);
+    execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])', path.join(dir, 'toolsandbox'), format, shared, 'toolsandbox']);
+    assert.ok(fs.statSync(archive).size > 4 * 1024 * 1024, 'more than one read, so the pool reads it');
+    await page.reload();
+    await waitMounted(page);
+    await setSetting(page, 'settings-bootstrap', 200);
+    await setSetting(page, 'settings-workers', 2);
+    for (let i = 0; i < 200 && page.workers().length !== 3; i++) await new Promise((r) => setTimeout(r, 50));
+    const prepared = await countPrepared(page);
+    await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(archive), 300_000);
+    const r = await report(page);
+    // The pool prepared the ToolSandbox files (thousands of them), the scoring worker read them on.
+    const n = await prepared();
+    assert.ok(n > 1000, `${kind}: ${n} members prepared by the pool`);
+    assert.ok(r.conditions.length >= 4, JSON.stringify(r.conditions.map((c) => c.model)));
+    assert.deepEqual(r.conditions, folder.conditions, kind);
+    assert.deepEqual(r.paired, folder.paired, kind);
+    assert.deepEqual(r.ranks, folder.ranks, kind);
+  }
   await assertHealthy();
 });
 
@@ -266,7 +298,10 @@ test('gzip decompressed by the browser itself: the CLI\'s report, damaged stream
         self.DecompressionStream = keep && D ? class extends D { constructor(f) { super(f); self.uses += 1; } } : undefined;
       }, mode === 'browser');
     }
+    const prepared = await countPrepared(page);
     await computeAfter(page, () => page.getByTestId('file-input').setInputFiles(file));
+    // With a pool, the tar stream's ToolSandbox members were prepared by it.
+    if (name === 'repo.tar.gz' && workers >= 2) assert.ok((await prepared()) > 0, `${name}: ${await prepared()} members prepared by the pool`);
     const each = await Promise.all(page.workers().map((w) => w.evaluate(() => self.uses ?? 0)));
     const uses = each.reduce((a, b) => a + b, 0);
     assert.equal(uses, mode === 'browser' ? 1 : 0, `${name}: DecompressionStream used ${uses} times`);
