@@ -897,8 +897,7 @@ fn read_inputs(
             result = match prepared {
                 Some(prepared) => {
                     let name = input_name(input);
-                    let id = ingest.begin_file_with(&name, options.clone());
-                    ingest.push_prepared_file(id, prepared);
+                    ingest.push_whole_file(&name, options.clone(), prepared);
                     progress.show(&format!(
                         "reading {name}: {} rollouts",
                         ingest.rollouts_read()
@@ -1053,8 +1052,7 @@ impl PoolSink {
                 .recv()
                 .expect("a pool task prepares every member of its batch");
             for ((name, options), p) in names.into_iter().zip(prepared) {
-                let id = ingest.begin_file_with(&name, options);
-                ingest.push_prepared_file(id, p);
+                ingest.push_whole_file(&name, options, p);
             }
         }
     }

@@ -745,8 +745,8 @@ impl Deferred {
             let encoded = (self.pushed % 3 != 0)
                 .then(|| prepare_encoded(&bytes))
                 .flatten();
-            let id = ingest.begin_file_with(&name, options);
-            ingest.push_prepared_file(id, PreparedFile::with_encoded(bytes, encoded.as_deref()));
+            let file = PreparedFile::with_encoded(bytes, encoded.as_deref());
+            ingest.push_whole_file(&name, options, file);
         }
     }
 }

@@ -394,9 +394,8 @@ impl MemberSink for WithEncoded {
         options: &ImportOptions,
         bytes: Vec<u8>,
     ) {
-        let id = ingest.begin_file_with(&name, options.clone());
         let prepared = PreparedFile::with_encoded(bytes, self.0.take().as_deref());
-        ingest.push_prepared_file(id, prepared);
+        ingest.push_whole_file(&name, options.clone(), prepared);
     }
 
     fn flush(&mut self, _: &mut Ingest) {}

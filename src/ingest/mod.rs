@@ -279,6 +279,14 @@ impl Ingest {
         self.end_file_with(file, document);
     }
 
+    /// Starts file `name` with `options` and reads it whole from `prepared`
+    /// ([`Ingest::begin_file_with`], then [`Ingest::push_prepared_file`]): an archive member
+    /// or a folder's file prepared elsewhere.
+    pub fn push_whole_file(&mut self, name: &str, options: ImportOptions, prepared: PreparedFile) {
+        let id = self.begin_file_with(name, options);
+        self.push_prepared_file(id, prepared);
+    }
+
     fn head_len(&self, i: usize) -> usize {
         match &self.readers[i] {
             Reader::Detecting(head) => head.len(),

@@ -23,7 +23,7 @@ use super::framing::count_lines;
 use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
 use super::ZIP_MAGIC;
 use crate::formats::scan::Scanned;
-use crate::formats::{readers, Format};
+use crate::formats::{readers, Format, FormatReader};
 
 /// A whole file's bytes and what was computed from them ahead; see the module documentation.
 pub struct PreparedFile {
@@ -54,7 +54,19 @@ impl PreparedFile {
     /// The whole file `bytes`, with what can be read from them alone (a pure function: call it
     /// on any thread).
     pub fn new(bytes: Vec<u8>) -> PreparedFile {
-        let document = prepare_document(&bytes);
+        let document = prepare_document(&bytes, &readers());
+        PreparedFile::hashed(bytes, document)
+    }
+
+    /// The whole file `bytes`, with what a pool worker computed from the same bytes
+    /// ([`prepare_encoded`]); `encoded` that does not decode (or `None`) leaves the file to be
+    /// read as usual. The hash is taken here.
+    pub fn with_encoded(bytes: Vec<u8>, encoded: Option<&[u8]>) -> PreparedFile {
+        let document = encoded.and_then(|e| decode_document(e, &bytes));
+        PreparedFile::hashed(bytes, document)
+    }
+
+    fn hashed(bytes: Vec<u8>, document: Option<PreparedDocument>) -> PreparedFile {
         let mut hasher = Box::new(Xxh3::new());
         hasher.update(&bytes);
         PreparedFile {
@@ -71,22 +83,6 @@ impl PreparedFile {
     }
 }
 
-impl PreparedFile {
-    /// The whole file `bytes`, with what a pool worker computed from the same bytes
-    /// ([`prepare_encoded`]); `encoded` that does not decode (or `None`) leaves the file to be
-    /// read as usual. The hash is taken here.
-    pub fn with_encoded(bytes: Vec<u8>, encoded: Option<&[u8]>) -> PreparedFile {
-        let document = encoded.and_then(|e| decode_document(e, &bytes));
-        let mut hasher = Box::new(Xxh3::new());
-        hasher.update(&bytes);
-        PreparedFile {
-            bytes,
-            hasher,
-            document,
-        }
-    }
-}
-
 /// What [`PreparedFile::new`] computes from `bytes` besides their hash, in the compact form
 /// sent between workers (postcard), for [`PreparedFile::with_encoded`] on the worker holding
 /// the ingest: the browser's pool workers prepare an archive's members this way. `None` where
@@ -95,12 +91,12 @@ impl PreparedFile {
 /// classification's scan is not sent; a reader that reads the document from it reads it where
 /// it is ingested).
 pub fn prepare_encoded(bytes: &[u8]) -> Option<Vec<u8>> {
-    let document = prepare_document(bytes)?;
+    let readers = readers();
+    let document = prepare_document(bytes, &readers)?;
     let classified = match &document.classified {
         Err(message) => Err(message.clone()),
         Ok((format, _)) => {
             let reading = document.reading.as_ref()?;
-            let readers = readers();
             let reader = readers.iter().find(|r| r.formats().contains(format))?;
             Ok((*format, reader.encode_prepared(*format, reading)?))
         }
@@ -142,18 +138,17 @@ fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<PreparedDocument> {
 /// (as the ingest will tell at its end: not an archive, not binary, not streamed, a document by
 /// its first line). A guess only decides whether the work is done ahead: the ingest uses it
 /// only for a file it buffered as a document.
-fn prepare_document(bytes: &[u8]) -> Option<PreparedDocument> {
+fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<PreparedDocument> {
     let probe = &bytes[..bytes.len().min(PROBE)];
     if bytes.starts_with(ZIP_MAGIC) || binary_kind(probe).is_some() {
         return None;
     }
-    let readers = readers();
     if readers.iter().any(|r| r.recognise_stream(probe).is_some())
-        || sniff(bytes, true, &readers) != Sniff::Document
+        || sniff(bytes, true, readers) != Sniff::Document
     {
         return None;
     }
-    let classified = classify_scanned(bytes, &readers);
+    let classified = classify_scanned(bytes, readers);
     let reading = classified.as_ref().ok().and_then(|(format, scanned)| {
         readers
             .iter()

@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 
 use super::super::protocol::ToWorker;
 use crate::formats::ImportOptions;
-use crate::ingest::archive::MemberSink;
+use crate::ingest::archive::{InOrder, MemberSink};
 use crate::ingest::whole::prepare_encoded;
 use crate::ingest::{Ingest, PreparedFile};
 
@@ -199,8 +199,8 @@ impl PoolSink {
     fn push_front(&mut self, ingest: &mut Ingest, prepared: Option<Vec<u8>>) {
         if let Some(h) = self.held.pop_front() {
             self.held_bytes -= h.bytes.len();
-            let id = ingest.begin_file_with(&h.name, h.options);
-            ingest.push_prepared_file(id, PreparedFile::with_encoded(h.bytes, prepared.as_deref()));
+            let file = PreparedFile::with_encoded(h.bytes, prepared.as_deref());
+            ingest.push_whole_file(&h.name, h.options, file);
         }
     }
 
@@ -239,9 +239,7 @@ impl MemberSink for PoolSink {
         bytes: Vec<u8>,
     ) {
         if self.run.is_none() {
-            let id = ingest.begin_file_with(&name, options.clone());
-            ingest.push_prepared_file(id, PreparedFile::with_encoded(bytes, None));
-            return;
+            return InOrder.whole(ingest, name, options, bytes);
         }
         self.gathering.count += 1;
         self.gathering.bytes += bytes.len();
