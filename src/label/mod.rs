@@ -28,6 +28,7 @@
 
 pub mod builtin;
 mod context;
+pub mod prefilter;
 
 use std::fmt;
 
@@ -136,12 +137,29 @@ pub struct Rule {
     pub verdict: Verdict,
     /// Whether the rule came from the user's file.
     pub user: bool,
-    error: Option<Regex>,
-    tool: Option<Regex>,
-    except_tool: Option<Regex>,
-    args: Option<Regex>,
-    dataset: Option<Regex>,
-    termination: Option<Regex>,
+    error: Option<Pattern>,
+    tool: Option<Pattern>,
+    except_tool: Option<Pattern>,
+    args: Option<Pattern>,
+    dataset: Option<Pattern>,
+    termination: Option<Pattern>,
+}
+
+/// A compiled pattern with the words every match of it contains ([`prefilter::required`]): a
+/// text without them is answered without running the regex.
+#[derive(Clone, Debug)]
+struct Pattern {
+    regex: Regex,
+    words: Option<Vec<Vec<u8>>>,
+}
+
+impl Pattern {
+    fn is_match(&self, text: &str) -> bool {
+        self.words
+            .as_ref()
+            .is_none_or(|w| prefilter::admits(text, w))
+            && self.regex.is_match(text)
+    }
 }
 
 /// Longest pattern accepted, and the compiled size limit: user patterns stay cheap.
@@ -163,7 +181,7 @@ impl Rule {
                 spec.label
             )
         })?;
-        let pattern = |field: &str, p: &Option<String>| -> Result<Option<Regex>, String> {
+        let pattern = |field: &str, p: &Option<String>| -> Result<Option<Pattern>, String> {
             let Some(p) = p else { return Ok(None) };
             if p.chars().count() > MAX_PATTERN_CHARS {
                 return Err(format!(
@@ -174,7 +192,12 @@ impl Rule {
                 .case_insensitive(true)
                 .size_limit(REGEX_SIZE_LIMIT)
                 .build()
-                .map(Some)
+                .map(|regex| {
+                    Some(Pattern {
+                        regex,
+                        words: prefilter::required(p),
+                    })
+                })
                 .map_err(|e| format!("rule {name:?}: {field} pattern: {e}"))
         };
         Ok(Rule {
@@ -198,7 +221,7 @@ impl Rule {
     /// Whether every condition of the rule holds for `f`. A pattern on a field the failure does
     /// not have (no error text, no tool) does not match.
     pub fn matches(&self, f: &Facts<'_>) -> bool {
-        let field = |re: &Option<Regex>, value: Option<&str>| match re {
+        let field = |re: &Option<Pattern>, value: Option<&str>| match re {
             None => true,
             Some(re) => value.is_some_and(|v| re.is_match(v)),
         };

@@ -33,29 +33,7 @@ pub fn raw_safe(pattern: &str) -> bool {
     literals(pattern).is_some() && !pattern.contains(['"', '/'])
 }
 
-/// Whether one of `literals` (lowercase ASCII) occurs in `text`, ASCII case ignored.
-pub fn contains_any(text: &str, literals: &[Vec<u8>]) -> bool {
-    literals.iter().any(|l| contains(text.as_bytes(), l))
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
-        return true;
-    };
-    let upper = first.to_ascii_uppercase();
-    let mut from = 0;
-    while from + needle.len() <= hay.len() {
-        let Some(at) = memchr::memchr2(first, upper, &hay[from..=hay.len() - needle.len()]) else {
-            return false;
-        };
-        let at = from + at;
-        if hay[at + 1..at + needle.len()].eq_ignore_ascii_case(rest) {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
-}
+pub use crate::label::prefilter::contains_any;
 
 #[cfg(test)]
 mod tests {
