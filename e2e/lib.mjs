@@ -55,10 +55,11 @@ const MIME = {
 /**
  * Serves `root` (default dist/) on 127.0.0.1 at a free port, under `base` (default "/"; e.g.
  * "/sub/dir/"). A directory serves its index.html; "/sub/dir" redirects to "/sub/dir/"; paths
- * outside `base` or `root` are 404. Every request is logged in `requests`.
+ * outside `base` or `root` are 404. Every request is logged in `requests`. `route(req, res,
+ * pathname)`, if given, answers first: it returns true where it answered.
  * Returns { origin, url (origin + base), requests, close() }.
  */
-export async function startServer({ root = DIST, base = '/' } = {}) {
+export async function startServer({ root = DIST, base = '/', route } = {}) {
   if (!base.startsWith('/') || !base.endsWith('/')) throw new Error(`base must be /…/, got ${base}`);
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(
@@ -80,6 +81,8 @@ export async function startServer({ root = DIST, base = '/' } = {}) {
     } catch {
       return send(400, 'bad request');
     }
+    // A test's own answers first (a body sent slowly, or without its length).
+    if (route && (await route(req, res, pathname))) return;
     if (pathname === base.slice(0, -1) && base !== '/') {
       return send(301, '', { Location: base });
     }
@@ -157,11 +160,12 @@ export async function launch() {
 /**
  * Starts a server and a browser, opens the app (at `hash`, under `base`) and waits until it is
  * mounted. `beforeGoto(app)` runs after the page exists and before navigation (to install
- * listeners or init scripts). Registers cleanup on the node:test context `t` when given.
+ * listeners or init scripts); `route` is the server's (see `startServer`). Registers cleanup
+ * on the node:test context `t` when given.
  * Returns { server, context, page, url, pageErrors, assertHealthy(), close() }.
  */
-export async function openApp(t, { hash = '', base = '/', beforeGoto } = {}) {
-  const server = await startServer({ base });
+export async function openApp(t, { hash = '', base = '/', beforeGoto, route } = {}) {
+  const server = await startServer({ base, route });
   let browser;
   try {
     browser = await launch();

@@ -102,28 +102,119 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
   await assertHealthy();
 });
 
-// `?data=URL` naming an archive (#28): fetched into a File (the body streamed into the browser's
-// blob storage, not through the page's memory), then read as a picked archive is.
-test('?data= links to a .tar.gz and a .zip: the folder\'s report', { timeout: 300_000 }, async (t) => {
+// `?data=URL` naming an archive (#28), fetched by the scoring worker. A gzip body of known
+// length is read as it downloads: the server sends the first half of a .tar.gz and holds the rest
+// until the page shows members read. Its bytes come back as a File, which the rollout viewer and
+// a recomputation read (no second download). A zip (its table of contents is at its end) and a
+// body sent without its length are downloaded first, then read. Multi-member gzip (which
+// Chromium's decoder refuses) and a cut body are read on from the downloaded File by the wasm
+// decoder. Every report is the CLI's on the same bytes.
+test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: the CLI\'s report', { timeout: 400_000 }, async (t) => {
   const dir = await tempDir(t);
-  const tgz = path.join(dir, 'repo.tar.gz');
-  execFileSync('tar', ['-czf', tgz, '-C', path.join(FIXTURES, 'repo'), TOP]);
+  const src = path.join(dir, 'src');
+  fs.cpSync(path.join(FIXTURES, 'repo', TOP), path.join(src, TOP), { recursive: true });
+  // A big member of distinct lines, last in the archive: the repository's files come before it.
+  const hex = (i, k) => createHash('sha256').update(`${k}:${i}`).digest('hex');
+  const lines = [];
+  for (let i = 0; i < 20_000; i++) {
+    const h = hex(i, 'x');
+    lines.push(JSON.stringify({ dataset: 'big', task_id: `t${i}`, model: 'm', method: i % 2 ? 'a' : 'b', success: h[0] < '8', steps: [{ tool: 'q', args: { x: h + hex(i, 'y') }, ok: h[1] < 'c', error: hex(i, 'e') }] }));
+  }
+  const entries = fs.readdirSync(path.join(src, TOP)).sort().map((e) => `${TOP}/${e}`);
+  fs.mkdirSync(path.join(src, 'zz', TOP, 'big'), { recursive: true });
+  fs.writeFileSync(path.join(src, 'zz', TOP, 'big', 'lines.jsonl'), lines.join('\n') + '\n');
+  const tar = path.join(dir, 'repo.tar');
+  execFileSync('tar', ['-cf', tar, '-C', src, ...entries]);
+  execFileSync('tar', ['-rf', tar, '-C', path.join(src, 'zz'), `${TOP}/big`]);
+  const tarBytes = fs.readFileSync(tar);
+  const gz = (b) => zlib.gzipSync(b, { level: 1 });
+  const whole = gz(tarBytes);
   const zip = path.join(dir, 'repo.zip');
   execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], sys.argv[3])', zip.slice(0, -4), path.join(FIXTURES, 'repo'), TOP]);
-  const folder = JSON.parse(cliReportBytes([TOP], { cwd: path.join(FIXTURES, 'repo'), bootstrap: 10_000, seed: 0 }).toString('utf8'));
-  const { page, url, assertHealthy } = await openApp(t, {
-    beforeGoto: ({ page }) =>
-      page.route('**/runs/*', (route) => route.fulfill({ status: 200, body: fs.readFileSync(path.join(dir, path.basename(new URL(route.request().url()).pathname))) })),
-  });
-  for (const file of ['repo.tar.gz', 'repo.zip']) {
-    await page.goto(`${url}?data=runs/${file}`);
+  const bodies = {
+    'repo.tar.gz': whole,
+    'unsized.tar.gz': whole,
+    'repo.zip': fs.readFileSync(zip),
+    'two.tar.gz': Buffer.concat([gz(tarBytes.subarray(0, tarBytes.length >> 1)), gz(tarBytes.subarray(tarBytes.length >> 1))]),
+    'cut.tar.gz': whole.subarray(0, Math.floor(whole.length * 0.6)),
+  };
+  for (const [name, body] of Object.entries(bodies)) fs.writeFileSync(path.join(dir, name), body);
+  // The server: `hold` keeps the second half of one body back until released.
+  const served = [];
+  let hold = null;
+  const route = async (req, res, pathname) => {
+    const m = pathname.match(/\/runs\/([^/]+)$/);
+    if (!m) return false;
+    const body = bodies[m[1]];
+    if (!body) {
+      res.writeHead(404);
+      res.end();
+      return true;
+    }
+    served.push(m[1]);
+    const headers = { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' };
+    if (m[1] !== 'unsized.tar.gz') headers['Content-Length'] = body.length;
+    res.writeHead(200, headers);
+    if (hold?.name === m[1]) {
+      const half = body.length >> 1;
+      res.write(body.subarray(0, half));
+      await hold.released;
+      hold.sentAll = true;
+      res.end(body.subarray(half));
+    } else {
+      res.end(body);
+    }
+    return true;
+  };
+  const { page, url, assertHealthy } = await openApp(t, { route });
+  const progress = () => page.evaluate(() => document.querySelector('[data-testid="progress"]')?.textContent ?? '');
+  for (const name of Object.keys(bodies)) {
+    let release;
+    hold = name === 'repo.tar.gz' ? { name, released: new Promise((r) => (release = r)), sentAll: false } : null;
+    served.length = 0;
+    await page.goto(`${url}?data=runs/${name}`);
     await waitMounted(page);
-    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 120_000 });
+    if (hold) {
+      // Members are read while half the body is still on the server.
+      let seen = '';
+      for (let i = 0; i < 600; i++) {
+        seen = await progress();
+        const m = seen.match(/([\d,]+) members/);
+        if (m && Number(m[1].replace(/,/g, '')) > 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(seen, /Reading repo\.tar\.gz: [1-9][\d,]* members/, 'members read during the download');
+      assert.equal(hold.sentAll, false);
+      release();
+    }
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 200_000 });
+    await setSetting(page, 'settings-bootstrap', 200);
+    await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 200_000 });
     const r = await report(page);
-    assert.deepEqual(r.conditions, folder.conditions, file);
-    // Every file of the folder, as a member of the archive (in the archive's order).
-    assert.deepEqual(r.inputs.map((i) => i.file).sort(), folder.inputs.map((i) => `${file}/${i.file}`).sort(), file);
+    const cli = JSON.parse(cliReportBytes([name], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
+    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'inputs', 'notes']) {
+      assert.deepEqual(r[key], cli[key], `${name}: ${key}`);
+    }
+    if (!name.startsWith('cut')) assert.ok(r.conditions.some((c) => c.model === 'acme/tiny-1'), name);
+    if (name.endsWith('.tar.gz') && !name.startsWith('cut')) assert.ok(r.conditions.some((c) => c.dataset === 'big'), name);
+    // A rollout read back from the downloaded File opens at its steps.
+    await page.getByTestId('tab-rollouts').click();
+    await page.getByTestId('rollout-condition').locator('option').first().waitFor({ state: 'attached' });
+    await page.getByTestId('rollout-condition').selectOption('toolsandbox\u001facme/tiny-1\u001fdefault (run 2025-01-02 03:04:05)');
+    await page.getByTestId('rollout-search').fill('wifi_on_parallel');
+    await page.getByTestId('rollout-row').first().click();
+    const steps = page.getByTestId('rollout-detail').getByTestId('step');
+    await steps.first().waitFor();
+    assert.match(await steps.first().innerText(), /set_wifi_status/, name);
+    await page.getByTestId('tab-table').click();
+    // Downloaded once: the recomputation and the viewer read the File.
+    assert.deepEqual(served, [name], name);
   }
+  // A link that fails is said, and the page stays usable.
+  await page.goto(`${url}?data=runs/missing.tar.gz`);
+  await waitMounted(page);
+  await page.getByTestId('notice').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('notice').innerText(), /could not load .*missing\.tar\.gz: HTTP 404/);
   await assertHealthy();
 });
 

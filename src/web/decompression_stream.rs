@@ -36,17 +36,46 @@ pub(super) fn field(object: &JsValue, name: &str) -> Option<JsValue> {
     js_sys::Reflect::get(object, &name.into()).ok()
 }
 
-/// Writes `file` into the decoder's writable side, block by block, counting the bytes written
-/// in `written`; closes it at the end. Stops when a write fails (the decoder failed or its
-/// reader was cancelled).
+/// What a decoder reads: a dropped file, or a `?data=` download's body as it arrives
+/// (`web::fetched`), read once as it comes.
+pub enum Compressed {
+    File(File),
+    /// The body and the name its `File` is given once it is all read.
+    Body(web_sys::ReadableStream, String),
+}
+
+impl Compressed {
+    /// A message's value (the file, or the body moved) back.
+    pub(super) fn from_js(value: JsValue, name: &str) -> Option<Compressed> {
+        if value.is_instance_of::<File>() {
+            Some(Compressed::File(value.unchecked_into()))
+        } else if value.is_instance_of::<web_sys::ReadableStream>() {
+            Some(Compressed::Body(value.unchecked_into(), name.to_string()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Writes `input` into the decoder's writable side (`writer`; none where no decoder could be
+/// made), block by block, counting the bytes written in `written`; closes it at the end. A file
+/// stops at the first write that fails (the decoder failed or its reader was cancelled). A body
+/// is read to its end whatever the decoder does, and comes back as a `File`
+/// ([`BodyParts`]): the wasm decoder reads that file where the browser's decoder failed, and
+/// the rollout viewer reads members back from it. `None` for a file, or a body whose download
+/// failed.
 pub(super) async fn feed_decoder(
-    file: File,
-    writer: WritableStreamDefaultWriter,
+    input: Compressed,
+    writer: Option<WritableStreamDefaultWriter>,
     written: Rc<Cell<u64>>,
-) {
+) -> Option<File> {
+    let (file, writer) = match input {
+        Compressed::Body(body, name) => return feed_body(body, &name, writer, written).await,
+        Compressed::File(file) => (file, writer?),
+    };
     let Ok(reader) = FileReaderSync::new() else {
         let _ = JsFuture::from(writer.abort()).await;
-        return;
+        return None;
     };
     let size = file.size();
     let mut at = 0.0;
@@ -58,16 +87,118 @@ pub(super) async fn feed_decoder(
             .map(|buffer| js_sys::Uint8Array::new(&buffer));
         let Ok(chunk) = chunk else {
             let _ = JsFuture::from(writer.abort()).await;
-            return;
+            return None;
         };
         if JsFuture::from(writer.write_with_chunk(&chunk))
             .await
             .is_err()
         {
-            return;
+            return None;
         }
         at = end;
         written.set(end as u64);
     }
     let _ = JsFuture::from(writer.close()).await;
+    None
+}
+
+async fn feed_body(
+    body: web_sys::ReadableStream,
+    name: &str,
+    mut writer: Option<WritableStreamDefaultWriter>,
+    written: Rc<Cell<u64>>,
+) -> Option<File> {
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut parts = BodyParts::default();
+    loop {
+        let Some(chunk) = next_chunk(&reader).await else {
+            if let Some(w) = writer {
+                let _ = JsFuture::from(w.abort()).await;
+            }
+            return None;
+        };
+        let Some(chunk) = chunk else { break };
+        parts.push(&chunk);
+        written.set(parts.bytes);
+        // Writing waits for the decoder to take the chunk, so the download goes no faster than
+        // it is read; once the decoder is gone, the rest is only kept.
+        if let Some(w) = &writer {
+            if JsFuture::from(w.write_with_chunk(&chunk)).await.is_err() {
+                writer = None;
+            }
+        }
+    }
+    if let Some(w) = writer {
+        let _ = JsFuture::from(w.close()).await;
+    }
+    parts.file(name)
+}
+
+/// The next chunk of a stream: `Some(None)` at its end, `None` where it failed.
+pub(super) async fn next_chunk(
+    reader: &ReadableStreamDefaultReader,
+) -> Option<Option<js_sys::Uint8Array>> {
+    let result = JsFuture::from(reader.read()).await.ok()?;
+    if field(&result, "done").and_then(|d| d.as_bool()) == Some(true) {
+        return Some(None);
+    }
+    field(&result, "value")
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        .map(Some)
+}
+
+/// A download's bytes kept as it is read, in blobs of about [`PART_BYTES`]: a `Blob`'s bytes
+/// live in the browser's blob storage (which pages big ones to disk), not in this worker's
+/// memory, so a download read as it comes is never whole in memory, and is a `File` at its end.
+#[derive(Default)]
+pub(super) struct BodyParts {
+    blobs: Option<js_sys::Array>,
+    pending: Option<js_sys::Array>,
+    pending_bytes: u64,
+    pub(super) bytes: u64,
+    /// A blob could not be made: the file would miss bytes, so there is none.
+    lost: bool,
+}
+
+const PART_BYTES: u64 = 4 << 20;
+
+impl BodyParts {
+    pub(super) fn push(&mut self, chunk: &js_sys::Uint8Array) {
+        let n = chunk.length() as u64;
+        self.pending
+            .get_or_insert_with(js_sys::Array::new)
+            .push(chunk);
+        self.pending_bytes += n;
+        self.bytes += n;
+        if self.pending_bytes >= PART_BYTES {
+            self.seal();
+        }
+    }
+
+    fn seal(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        self.pending_bytes = 0;
+        match web_sys::Blob::new_with_u8_array_sequence(&pending) {
+            Ok(blob) => {
+                self.blobs
+                    .get_or_insert_with(js_sys::Array::new)
+                    .push(&blob);
+            }
+            Err(_) => self.lost = true,
+        }
+    }
+
+    /// The bytes as one `File` named `name`.
+    pub(super) fn file(mut self, name: &str) -> Option<File> {
+        self.seal();
+        if self.lost {
+            return None;
+        }
+        let blobs = self.blobs.unwrap_or_default();
+        let options = web_sys::FilePropertyBag::new();
+        options.set_type("application/octet-stream");
+        File::new_with_blob_sequence_and_options(&blobs, name, &options).ok()
+    }
 }

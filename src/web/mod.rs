@@ -6,13 +6,15 @@
 //! - [`protocol`]: the page ↔ worker messages;
 //! - [`worker`]: the worker's side; [`pool`]: the bootstrap spread over a pool of workers;
 //! - [`native_decoder`]: gzip decompressed by the browser's own `DecompressionStream`
-//!   ([`decompression_stream`]), on a pool worker where there is a pool;
+//!   ([`decompression_stream`]), on a pool worker where there is a pool; [`fetched`]: a
+//!   `?data=` link read while it downloads;
 //! - [`app`] and [`views`]: components; they read stores and call [`state::Session`] methods,
 //!   and compute nothing of their own beyond formatting.
 
 pub mod app;
 pub mod decompression_stream;
 pub mod download;
+pub mod fetched;
 pub mod folders;
 pub mod native_decoder;
 pub mod pool;

@@ -15,11 +15,11 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, ReadableStreamDefaultReader};
 
-use super::decompression_stream::{class, feed_decoder, field, open};
+use super::decompression_stream::{class, feed_decoder, next_chunk, open, Compressed};
 use super::pool::gunzip::Chunk;
 use crate::formats::{ImportOptions, RandomAccess};
 use crate::ingest::archive::{ArchiveProgress, Container, READ};
@@ -56,19 +56,11 @@ impl Source {
     async fn next(&mut self) -> Chunk {
         match self {
             Source::Pool(run) => run.next().await,
-            Source::Here(reader, written) => {
-                let Ok(result) = JsFuture::from(reader.read()).await else {
-                    return Chunk::Failed;
-                };
-                if field(&result, "done").and_then(|d| d.as_bool()) == Some(true) {
-                    return Chunk::End;
-                }
-                match field(&result, "value").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-                {
-                    Some(value) => Chunk::Bytes(value.to_vec(), written.get()),
-                    None => Chunk::Failed,
-                }
-            }
+            Source::Here(reader, written) => match next_chunk(reader).await {
+                Some(Some(value)) => Chunk::Bytes(value.to_vec(), written.get()),
+                Some(None) => Chunk::End,
+                None => Chunk::Failed,
+            },
         }
     }
 
@@ -79,26 +71,36 @@ impl Source {
     }
 }
 
-/// Reads `file` (named `name`) through `decoder` ([`decoder_for`]) into `ingest`, the decoder
-/// on a pool worker where there is a pool; `src` is the same file by offset, for the wasm
-/// decoder when the browser's fails.
+/// Reads `input` (named `name`, `size` compressed bytes) through `decoder` ([`decoder_for`])
+/// into `ingest`, the decoder on a pool worker where there is a pool. `src` is the same file by
+/// offset, for the wasm decoder when the browser's fails; a download has none: its `File`,
+/// made as it is read, is read there instead, and is what this returns.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn read_stream(
     ingest: &mut Ingest,
     name: &str,
     options: &ImportOptions,
-    file: &File,
-    src: &mut dyn RandomAccess,
+    input: Compressed,
+    size: u64,
+    src: Option<&mut dyn RandomAccess>,
     decoder: Decoder,
     on_progress: &mut dyn FnMut(ArchiveProgress),
-) {
-    let mut steps = ingest.begin_stream(name, options, decoder.kind, file.size() as u64);
-    let source = match super::pool::gunzip::GunzipRun::start(file, decoder.format) {
+) -> Option<File> {
+    let mut steps = ingest.begin_stream(name, options, decoder.kind, size);
+    let body = matches!(input, Compressed::Body(..));
+    // Where a download's `File` will come from when this worker reads it.
+    let mut download: Option<js_sys::Promise> = None;
+    let mut source = match super::pool::gunzip::GunzipRun::start(&input, decoder.format) {
         Some(run) => Some(Source::Pool(run)),
-        None => open(decoder.format).map(|(writer, reader)| {
+        None => {
+            let (writer, reader) = open(decoder.format).unzip();
             let written = Rc::new(Cell::new(0u64));
-            wasm_bindgen_futures::spawn_local(feed_decoder(file.clone(), writer, written.clone()));
-            Source::Here(reader, written)
-        }),
+            let feed = feed_decoder(input, writer, written.clone());
+            download = Some(wasm_bindgen_futures::future_to_promise(async move {
+                Ok(feed.await.map_or(JsValue::NULL, JsValue::from))
+            }));
+            reader.map(|reader| Source::Here(reader, written))
+        }
     };
     // The browser's decoder's output, its last READ bytes held back until it ends well (kept
     // as the chunks it gave: copied once out of JS, never zero-filled or moved).
@@ -108,7 +110,7 @@ pub(super) async fn read_stream(
     let mut failed = source.is_none();
     // The small members, prepared by the pool workers while this worker reads on.
     let mut sink = super::pool::whole::PoolSink::start();
-    if let Some(mut source) = source {
+    if let Some(source) = source.as_mut() {
         loop {
             if steps.done() {
                 source.stop();
@@ -139,19 +141,42 @@ pub(super) async fn read_stream(
             }
         }
     }
+    // A download is read to its end whatever happened above: its `File` is what the wasm
+    // decoder reads if need be, and what the rollout viewer reads members back from.
+    let file = match (&source, download) {
+        _ if !body => None,
+        (Some(Source::Pool(run)), _) => run.file().await,
+        (_, Some(promise)) => JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|f| f.dyn_into::<File>().ok()),
+        _ => None,
+    };
+    drop(source);
     let error = if failed {
         // The wasm decoder reads on in one go, with no pause to take the pool's answers in:
         // the members held are pushed first, and what it reads is read here.
         sink.finish(ingest).await;
         let in_order = &mut crate::ingest::archive::InOrder;
-        ingest.stream_from(&mut steps, src, handed, in_order, on_progress)
+        let reader = web_sys::FileReaderSync::new().ok();
+        match (src, &file, &reader) {
+            (Some(src), _, _) => ingest.stream_from(&mut steps, src, handed, in_order, on_progress),
+            (None, Some(file), Some(reader)) => {
+                let mut access = super::worker::FileAccess { file, reader };
+                ingest.stream_from(&mut steps, &mut access, handed, in_order, on_progress)
+            }
+            (None, _, _) => Some(format!(
+                "the download of {name} failed after {} MB; what came before is read",
+                handed / 1_000_000
+            )),
+        }
     } else {
         for chunk in held {
-            let size = file.size() as u64;
             ingest.stream_step(&mut steps, &chunk, size, &mut sink, on_progress);
         }
         sink.finish(ingest).await;
         None
     };
     ingest.end_stream(steps, error, &mut sink, on_progress);
+    file
 }

@@ -165,13 +165,17 @@ pub enum ToWorker {
         batch: usize,
         records: Vec<(usize, crate::ingest::archive::MemberRecord)>,
     },
-    /// Pool worker: decompress the file sent beside the message as `file` with the browser's
+    /// Pool worker: decompress the file (or the download's body, moved) sent beside the message
+    /// as `file` with the browser's
     /// `DecompressionStream` for `format`, sending its chunks (`FromWorker::PoolGunzipped`) up
     /// to chunk `credit`; run `run`.
     PoolGunzip {
         run: u32,
         format: String,
         credit: u64,
+        /// The name a download's `File` is given (a file keeps its own).
+        #[serde(default)]
+        name: String,
     },
     /// Pool worker: prepare the members (`ingest::whole::prepare_encoded`) whose bytes lie one
     /// after the other, `lens` bytes each, in the `Uint8Array` of the message's `bytes` field
@@ -330,6 +334,24 @@ pub enum FromWorker {
         end: bool,
         failed: bool,
     },
+    /// Pool worker → coordinator: the download run `run` decompressed has all been read; its
+    /// bytes as a `File` in the message's `file` field (null where the download failed).
+    PoolGunzipFile {
+        run: u32,
+    },
+    /// A `?data=` download of job `job` (file `index` of it) has all been read: its bytes as a
+    /// `File` in the message's `file` field, for the page to send in place of the link from now
+    /// on.
+    Downloaded {
+        job: u32,
+        index: usize,
+    },
+    /// A `?data=` download of job `job` (file `index`) could not be made.
+    DownloadFailed {
+        job: u32,
+        index: usize,
+        message: String,
+    },
     /// The search index of the loaded rollouts (built in the background after a computation):
     /// `done` of `total` rollouts read, and where it stands.
     SearchIndex {
@@ -466,6 +488,9 @@ pub enum PoolReply {
         read: u64,
         end: bool,
         failed: bool,
+    },
+    PoolGunzipFile {
+        run: u32,
     },
     Failed {
         message: String,

@@ -264,7 +264,11 @@ async fn open_data_links(session: Session) {
         .filter_map(|v| v.as_string())
         .filter(|v| !v.is_empty())
         .collect();
-    let mut files = Vec::new();
+    // Each link is fetched by the worker and read while it downloads (`web::fetched`), from
+    // its absolute URL (the worker's own base could differ). The worker is outside the page's
+    // Content-Security-Policy, so its rule for links is kept here: this site, or https.
+    let here = web_sys::window().and_then(|w| w.location().href().ok());
+    let mut links = Vec::new();
     for url in urls {
         let name = url
             .split(['?', '#'])
@@ -273,16 +277,23 @@ async fn open_data_links(session: Session) {
             .filter(|n| !n.is_empty())
             .unwrap_or("data.jsonl")
             .to_string();
-        match fetch_file(&url, &name).await {
-            Ok(f) => files.push(f),
-            Err(e) => session.notice.set(Some(format!(
-                "{e} (a ?data= URL must be on this site or allow cross-origin requests)"
+        let resolved = here
+            .as_deref()
+            .and_then(|base| web_sys::Url::new_with_base(&url, base).ok());
+        let origin = here
+            .as_deref()
+            .and_then(|h| web_sys::Url::new(h).ok())
+            .map(|h| h.origin());
+        match resolved {
+            Some(u) if Some(u.origin()) == origin || u.protocol() == "https:" => {
+                links.push((u.href(), name))
+            }
+            _ => session.notice.set(Some(format!(
+                "{url} was not opened: a ?data= URL must be on this site or use https"
             ))),
         }
     }
-    if !files.is_empty() {
-        session.add_files(files);
-    }
+    session.add_links(links);
     for url in params
         .get_all("files")
         .iter()

@@ -76,6 +76,10 @@ pub enum Status {
 pub struct Session {
     pub files: RwSignal<Vec<FileEntry>>,
     handles: StoredValue<Vec<(u32, File)>, LocalStorage>,
+    /// `?data=` links not downloaded yet (their files' ids and URLs): their handles are empty
+    /// stand-ins, and the worker is sent the link, which it reads as it downloads
+    /// (`web::fetched`) and sends back as a `File` (`FromWorker::Downloaded`).
+    links: StoredValue<Vec<(u32, String)>, LocalStorage>,
     next_id: StoredValue<u32>,
     pub settings: RwSignal<JobSettings>,
     /// A message about the last file action (e.g. a duplicate), shown near the file list.
@@ -232,6 +236,7 @@ impl Session {
         Session {
             files: RwSignal::new(Vec::new()),
             handles: StoredValue::new_local(Vec::new()),
+            links: StoredValue::new_local(Vec::new()),
             next_id: StoredValue::new(1),
             settings: RwSignal::new(JobSettings {
                 workers: default_workers(),
@@ -258,11 +263,11 @@ impl Session {
     /// Starts the worker now, so its WebAssembly is compiled before the first file arrives
     /// (and its pool's).
     pub fn warm_up(&self) {
-        let (bridge, results) = (self.bridge, self.results);
+        let (bridge, results, session) = (self.bridge, self.results, *self);
         let size = self.settings.get_untracked().workers;
         bridge.update_value(|b| {
             if b.worker.is_none() {
-                match spawn_worker(bridge, results) {
+                match spawn_worker(session) {
                     Ok((w, h)) => {
                         send(&w, &ToWorker::Pool { size }, None);
                         b.worker = Some(w);
@@ -347,14 +352,7 @@ impl Session {
         let mut duplicates = Vec::new();
         let mut entries = Vec::new();
         let mut handles = Vec::new();
-        let options = crate::formats::ImportOptions {
-            schema_checks: self.schema_checks.get_untracked(),
-            labels: self.labels.get_untracked(),
-            crashed: self.crashed.get_untracked(),
-            merge_runs: self.merge_runs.get_untracked(),
-            transcript: self.transcript.get_untracked(),
-            ..Default::default()
-        };
+        let options = self.import_options();
         let count = files.len();
         for ((file, path), keep) in files.into_iter().zip(keep) {
             if !keep {
@@ -419,12 +417,95 @@ impl Session {
         }
     }
 
+    /// Adds `?data=` links (URL, file name): each is fetched by the worker and read while it
+    /// downloads ([`Session::links`]).
+    pub fn add_links(&self, links: Vec<(String, String)>) {
+        if links.is_empty() {
+            return;
+        }
+        let options = self.import_options();
+        let mut entries = Vec::new();
+        let mut handles = Vec::new();
+        let mut pending = Vec::new();
+        for (url, name) in links {
+            let Ok(stand_in) = File::new_with_u8_array_sequence(&js_sys::Array::new(), &name)
+            else {
+                continue;
+            };
+            let id = self.next_id.get_value();
+            self.next_id.set_value(id + 1);
+            entries.push(FileEntry {
+                id,
+                name: name.clone(),
+                path: name,
+                size: None,
+                options: options.clone(),
+            });
+            handles.push((id, stand_in));
+            pending.push((id, url));
+        }
+        self.links.update_value(|l| l.extend(pending));
+        self.files.update(|f| f.extend(entries));
+        self.handles.update_value(|h| h.extend(handles));
+        self.recompute();
+    }
+
+    /// The worker has read link `index` of job `job` whole: its `File` from now on.
+    fn link_downloaded(&self, job: u32, index: usize, file: File) {
+        if self.bridge.with_value(|b| b.job) != job {
+            return;
+        }
+        let size = file.size();
+        let Some(id) = self
+            .handles
+            .try_update_value(|h| {
+                let (id, f) = h.get_mut(index)?;
+                *f = file;
+                Some(*id)
+            })
+            .flatten()
+        else {
+            return;
+        };
+        self.links.update_value(|l| l.retain(|(i, _)| *i != id));
+        self.files.update(|f| {
+            if let Some(e) = f.iter_mut().find(|e| e.id == id) {
+                e.size = Some(size);
+            }
+        });
+    }
+
+    /// Link `index` of job `job` could not be downloaded: dropped, with the reason said.
+    fn link_failed(&self, job: u32, index: usize, message: String) {
+        if self.bridge.with_value(|b| b.job) != job {
+            return;
+        }
+        let Some(id) = self.handles.with_value(|h| h.get(index).map(|(id, _)| *id)) else {
+            return;
+        };
+        self.remove_files(&[id]);
+        self.notice.set(Some(message));
+    }
+
+    fn import_options(&self) -> crate::formats::ImportOptions {
+        crate::formats::ImportOptions {
+            schema_checks: self.schema_checks.get_untracked(),
+            labels: self.labels.get_untracked(),
+            crashed: self.crashed.get_untracked(),
+            merge_runs: self.merge_runs.get_untracked(),
+            transcript: self.transcript.get_untracked(),
+            ..Default::default()
+        }
+    }
+
     /// Removes files (one, or a run's) and recomputes.
     pub fn remove_files(&self, ids: &[u32]) {
         let ids = IdSet::new(ids);
         self.files.update(|f| f.retain(|e| !ids.contains(&e.id)));
         self.handles
             .update_value(|h| h.retain(|(i, _)| !ids.contains(i)));
+        self.links
+            .update_value(|l| l.retain(|(i, _)| !ids.contains(i)));
         self.notice.set(None);
         self.recompute();
     }
@@ -577,7 +658,7 @@ impl Session {
     /// Starts a computation of the current files and settings, cancelling one in flight (its
     /// worker is terminated: a synchronous computation cannot be interrupted otherwise).
     pub fn recompute(&self) {
-        let results = self.results;
+        let (results, session) = (self.results, *self);
         results.rollouts.set(None);
         results.steps.set(None);
         results.pair_tasks.set(None);
@@ -591,12 +672,25 @@ impl Session {
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
         // holds tens of thousands).
-        let (names, files): (Vec<String>, Vec<File>) = self.handles.with_value(|h| {
-            self.files.with_untracked(|es| {
-                h.iter()
-                    .zip(es.iter())
-                    .map(|((_, f), e)| (e.path.clone(), f.clone()))
-                    .unzip()
+        // A link not downloaded yet goes as `{url}`: the worker reads it as it downloads.
+        let (names, files): (Vec<String>, Vec<JsValue>) = self.handles.with_value(|h| {
+            self.links.with_value(|links| {
+                self.files.with_untracked(|es| {
+                    h.iter()
+                        .zip(es.iter())
+                        .map(|((id, f), e)| {
+                            let value = match links.iter().find(|(i, _)| i == id) {
+                                Some((_, url)) => {
+                                    let link = js_sys::Object::new();
+                                    let _ = js_sys::Reflect::set(&link, &"url".into(), &url.into());
+                                    link.into()
+                                }
+                                None => JsValue::from(f.clone()),
+                            };
+                            (e.path.clone(), value)
+                        })
+                        .unzip()
+                })
             })
         });
         if files.is_empty() {
@@ -622,7 +716,7 @@ impl Session {
                     b._handler = None;
                 }
                 if b.worker.is_none() {
-                    match spawn_worker(bridge, results) {
+                    match spawn_worker(session) {
                         Ok((w, h)) => {
                             send(
                                 &w,
@@ -673,7 +767,7 @@ impl Session {
         // Posting a file asks the browser for its size and date (a round trip to its process
         // for a file on disk, 0.14 ms): a pick of thousands goes in batches, one per turn of
         // the event loop, so the page stays responsive and the worker starts on the first.
-        let batch = |part: &[File]| {
+        let batch = |part: &[JsValue]| {
             let array = js_sys::Array::new();
             for f in part {
                 array.push(f);
@@ -822,10 +916,8 @@ fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {
     let _ = worker.post_message(&obj);
 }
 
-fn spawn_worker(
-    bridge: StoredValue<Bridge, LocalStorage>,
-    results: Results,
-) -> Result<WorkerParts, String> {
+fn spawn_worker(session: Session) -> Result<WorkerParts, String> {
+    let (bridge, results) = (session.bridge, session.results);
     // A classic worker script of our own origin (no blob: URL, so a strict CSP allows it).
     let worker = Worker::new("./worker-loader.js")
         .map_err(|_| "could not start the background worker".to_string())?;
@@ -846,6 +938,19 @@ fn spawn_worker(
                     bytes as f64 / 1e6
                 )));
             }
+            Ok(FromWorker::Downloaded { job, index }) => {
+                let file = js_sys::Reflect::get(&e.data(), &"file".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<File>().ok());
+                if let Some(file) = file {
+                    session.link_downloaded(job, index, file);
+                }
+            }
+            Ok(FromWorker::DownloadFailed {
+                job,
+                index,
+                message,
+            }) => session.link_failed(job, index, message),
             Ok(FromWorker::SiteFailed { message, .. }) => results
                 .site_build
                 .set(Some(format!("Could not build the site: {message}"))),

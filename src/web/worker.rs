@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
+use super::decompression_stream::Compressed;
 use super::protocol::{FromWorker, ToWorker};
 use crate::browse::{list_rollouts, pair_tasks, parse_steps};
 use crate::ingest::Ingest;
@@ -182,8 +183,13 @@ const INDEX_BUDGET: usize = 512 << 20;
 struct Arriving {
     job: u32,
     files: Vec<File>,
+    /// The `?data=` links among them not downloaded yet: their positions and URLs.
+    links: Vec<(usize, String)>,
     waiting: Option<js_sys::Function>,
 }
+
+/// What `compute` returns to be run again (see [`read_link`]).
+const RESTART: &str = "\u{0}restart";
 
 /// Waits until file `i` of job `job` has arrived; `false` when the job changed meanwhile.
 async fn wait_for_file(job: u32, i: usize) -> bool {
@@ -321,9 +327,9 @@ impl crate::formats::inspect::RandomAccess for OwnedFileAccess {
 
 /// A dropped file read by offset (a zip's table of contents is at its end): each read is a
 /// `FileReaderSync` read of a slice.
-struct FileAccess<'a> {
-    file: &'a File,
-    reader: &'a FileReaderSync,
+pub(super) struct FileAccess<'a> {
+    pub(super) file: &'a File,
+    pub(super) reader: &'a FileReaderSync,
 }
 
 impl crate::formats::inspect::RandomAccess for FileAccess<'_> {
@@ -388,6 +394,15 @@ impl SmallReads {
         }
     }
 
+    /// Forgets file `i` (a `?data=` link's empty stand-in), if its read was started.
+    fn skip(&mut self, i: usize) {
+        if self.pending.front().is_some_and(|(at, _, _)| *at == i) {
+            if let Some((_, _, size)) = self.pending.pop_front() {
+                self.bytes -= size;
+            }
+        }
+    }
+
     /// The bytes of small file `i` (started by [`SmallReads::fill`]).
     async fn take(&mut self, i: usize) -> Result<Vec<u8>, ()> {
         let Some((at, read, size)) = self.pending.pop_front() else {
@@ -400,6 +415,102 @@ impl SmallReads {
         let buffer = read.await.map_err(|_| ())?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
+}
+
+/// A `?data=` link, read ([`read_link`]).
+enum Link {
+    /// Read as it downloaded: its size.
+    Read(f64),
+    /// Downloaded: to be read as a dropped file.
+    File(File),
+}
+
+/// Reads `?data=` link `url`, file `i` of job `job` (`web::fetched`): a gzip body of known
+/// length as it downloads, its members into `ingest`; anything else downloaded into a `File`
+/// first, for the caller to read as a dropped file. Either way the download's `File` then
+/// takes the link's place, here and on the page (`FromWorker::Downloaded`). A link that cannot
+/// be downloaded is said to the page (`FromWorker::DownloadFailed`), which drops it.
+#[allow(clippy::too_many_arguments)]
+async fn read_link(
+    job: u32,
+    i: usize,
+    url: &str,
+    ingest: &mut Ingest,
+    name: &str,
+    options: &crate::formats::ImportOptions,
+    reading: &mut Reading,
+    done: f64,
+) -> Result<Link, String> {
+    let fail = |message: String| {
+        post(&FromWorker::DownloadFailed {
+            job,
+            index: i,
+            message: message.clone(),
+        });
+        message
+    };
+    let opened = super::fetched::open(url).await.map_err(fail)?;
+    let magic = crate::ingest::archive::GZIP_MAGIC;
+    let (head, body) = super::fetched::peek(opened.body, magic.len())
+        .await
+        .map_err(fail)?;
+    let decoder = head
+        .starts_with(magic)
+        .then(|| super::native_decoder::decoder_for(crate::ingest::archive::Container::Gzip))
+        .flatten();
+    if reading.files <= super::state::SIZES_ASKED_UP_TO {
+        reading.total += opened.size.unwrap_or(0) as f64;
+    }
+    let (file, link, restart) = match (decoder, opened.size) {
+        (Some(decoder), Some(size)) => {
+            let mut on_archive = |p: crate::ingest::archive::ArchiveProgress| {
+                reading.archive_progress(name, size as f64, done, i, p)
+            };
+            let body = Compressed::Body(body, name.to_string());
+            let read = super::native_decoder::read_stream(
+                ingest,
+                name,
+                options,
+                body,
+                size,
+                None,
+                decoder,
+                &mut on_archive,
+            );
+            let file = read.await;
+            reading.archive = None;
+            let file = file.ok_or_else(|| fail(format!("the download of {url} failed")))?;
+            // The limit on what it may decompress to was set by the size the server said.
+            let restart = file.size() as u64 != size;
+            (file, Link::Read(size as f64), restart)
+        }
+        _ => {
+            let mut on_read = |n: u64| reading.report(done + n as f64, i);
+            let file = super::fetched::download(body, name, &mut on_read)
+                .await
+                .map_err(fail)?;
+            (file.clone(), Link::File(file), false)
+        }
+    };
+    ARRIVING.with(|a| {
+        let mut a = a.borrow_mut();
+        if a.job == job {
+            if let Some(f) = a.files.get_mut(i) {
+                *f = file.clone();
+            }
+            a.links.retain(|(k, _)| *k != i);
+        }
+    });
+    let file_value = JsValue::from(file.clone());
+    post_with(
+        &FromWorker::Downloaded { job, index: i },
+        &[("file", &file_value)],
+        None,
+    );
+    if restart {
+        return Err(RESTART.to_string());
+    }
+    Ok(link)
 }
 
 /// What kind of archive or compressed file a dropped file is, from its first bytes.
@@ -617,17 +728,33 @@ fn warm_up() {
     let _ = crate::report::build_report(&corpus, &settings).to_json();
 }
 
-/// The `files` array of a message.
-fn files_of_message(data: &JsValue) -> Vec<File> {
-    js_sys::Reflect::get(data, &"files".into())
+/// The `files` array of a message: files, and `{url}` objects for `?data=` links, each given an
+/// empty file in its place until its download is read (their positions, from `first`, and URLs
+/// in `links`).
+fn files_of_message(data: &JsValue, first: usize, links: &mut Vec<(usize, String)>) -> Vec<File> {
+    let Some(values) = js_sys::Reflect::get(data, &"files".into())
         .ok()
-        .map(|f| {
-            js_sys::Array::from(&f)
-                .iter()
-                .map(|f| f.unchecked_into())
-                .collect()
+        .filter(|f| f.is_array())
+        .map(|f| js_sys::Array::from(&f))
+    else {
+        return Vec::new();
+    };
+    values
+        .iter()
+        .enumerate()
+        .map(|(k, v)| match v.dyn_into::<File>() {
+            Ok(file) => file,
+            Err(v) => {
+                let url = js_sys::Reflect::get(&v, &"url".into())
+                    .ok()
+                    .and_then(|u| u.as_string())
+                    .unwrap_or_default();
+                links.push((first + k, url));
+                File::new_with_u8_array_sequence(&js_sys::Array::new(), "")
+                    .unwrap_or_else(|_| v.unchecked_into())
+            }
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 fn on_message(event: MessageEvent) {
@@ -657,14 +784,25 @@ fn on_message(event: MessageEvent) {
             LOADED.with(|l| l.set(l.get() + 1));
             INDEX.with(|i| *i.borrow_mut() = Indexing::None);
             ARRIVING.with(|a| {
+                let mut links = Vec::new();
+                let files = files_of_message(&data, 0, &mut links);
                 *a.borrow_mut() = Arriving {
                     job,
-                    files: files_of_message(&data),
+                    files,
+                    links,
                     waiting: None,
                 }
             });
             wasm_bindgen_futures::spawn_local(async move {
-                match compute(job, &names, &options, &settings).await {
+                let result = loop {
+                    match compute(job, &names, &options, &settings).await {
+                        // A download read as it came turned out another size than its server
+                        // said: its file is here now, so the computation starts again from it.
+                        Err(message) if message == RESTART => continue,
+                        result => break result,
+                    }
+                };
+                match result {
                     Ok(msg) => post(&msg),
                     Err(message) => post(&FromWorker::Failed { job, message }),
                 }
@@ -678,7 +816,9 @@ fn on_message(event: MessageEvent) {
         ToWorker::MoreFiles { job } => ARRIVING.with(|a| {
             let mut a = a.borrow_mut();
             if a.job == job {
-                a.files.extend(files_of_message(&data));
+                let first = a.files.len();
+                let more = files_of_message(&data, first, &mut a.links);
+                a.files.extend(more);
                 if let Some(wake) = a.waiting.take() {
                     let _ = wake.call0(&JsValue::NULL);
                 }
@@ -751,14 +891,14 @@ fn on_message(event: MessageEvent) {
             run,
             format,
             credit,
+            name,
         } => {
-            let file = js_sys::Reflect::get(&data, &"file".into())
+            let input = js_sys::Reflect::get(&data, &"file".into())
                 .ok()
-                .filter(|f| f.is_instance_of::<File>())
-                .map(|f| f.unchecked_into::<File>());
-            if let Some(file) = file {
+                .and_then(|f| super::decompression_stream::Compressed::from_js(f, &name));
+            if let Some(input) = input {
                 wasm_bindgen_futures::spawn_local(super::pool::gunzip::serve(
-                    file, run, format, credit,
+                    input, run, format, credit,
                 ));
             }
         }
@@ -992,19 +1132,54 @@ async fn compute(
         let Some(file) = ARRIVING.with(|a| a.borrow().files.get(i).cloned()) else {
             return Err(format!("{name} did not arrive"));
         };
-        let file = &file;
         let name = name.clone();
         let file_options = options.get(i).cloned().unwrap_or_default();
+        let link = ARRIVING.with(|a| {
+            let a = a.borrow();
+            a.links
+                .iter()
+                .find(|(k, _)| *k == i)
+                .map(|(_, url)| url.clone())
+        });
+        let (file, downloaded) = match link {
+            None => (file, false),
+            Some(url) => {
+                small.skip(i);
+                let read = read_link(
+                    job,
+                    i,
+                    &url,
+                    &mut ingest,
+                    &name,
+                    &file_options,
+                    &mut reading,
+                    done,
+                );
+                match read.await? {
+                    Link::Read(size) => {
+                        done += size;
+                        reading.report(done, i + 1);
+                        continue;
+                    }
+                    Link::File(file) => (file, true),
+                }
+            }
+        };
+        let file = &file;
         let size = file.size();
         // A small file (a folder of thousands of scenario files is mostly these) is read with
         // one call, and its first bytes tell a zip from there: a separate read of the magic
         // per file doubled the reads.
         if size <= CHUNK {
-            ARRIVING.with(|a| small.fill(&a.borrow().files, i));
-            let bytes = small
-                .take(i)
-                .await
-                .map_err(|_| format!("cannot read {name} (was it moved or deleted?)"))?;
+            let bytes = if downloaded {
+                read_all(file)?
+            } else {
+                ARRIVING.with(|a| small.fill(&a.borrow().files, i));
+                small
+                    .take(i)
+                    .await
+                    .map_err(|_| format!("cannot read {name} (was it moved or deleted?)"))?
+            };
             let gzip = bytes.starts_with(crate::ingest::archive::GZIP_MAGIC);
             let decoder = gzip
                 .then(|| {
@@ -1017,8 +1192,9 @@ async fn compute(
                     &mut ingest,
                     &name,
                     &file_options,
-                    file,
-                    &mut src,
+                    Compressed::File(file.clone()),
+                    size as u64,
+                    Some(&mut src),
                     decoder,
                     &mut |_| {},
                 )
@@ -1051,8 +1227,9 @@ async fn compute(
                 &mut ingest,
                 &name,
                 &file_options,
-                file,
-                &mut access,
+                Compressed::File(file.clone()),
+                size as u64,
+                Some(&mut access),
                 decoder,
                 &mut on_archive,
             )

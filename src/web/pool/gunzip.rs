@@ -17,6 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use super::super::decompression_stream::Compressed;
 use super::super::protocol::{FromWorker, ToWorker};
 
 /// Messages the pool worker may send ahead of the one the coordinator takes…
@@ -42,6 +43,8 @@ struct Gunzip {
     /// Messages whose chunks were all taken.
     taken: u64,
     waiting: Option<js_sys::Function>,
+    /// A download's `File`, once the pool worker has read it all (`Some(None)`: it never will).
+    file: Option<Option<web_sys::File>>,
 }
 
 thread_local! {
@@ -57,8 +60,9 @@ pub struct GunzipRun {
 }
 
 impl GunzipRun {
-    /// Starts decompressing `file` (format `"gzip"`) on the pool; `None` without a pool.
-    pub fn start(file: &web_sys::File, format: &str) -> Option<GunzipRun> {
+    /// Starts decompressing `input` (format `"gzip"`) on the pool, a download's body moved
+    /// there; `None` without a pool.
+    pub fn start(input: &Compressed, format: &str) -> Option<GunzipRun> {
         if super::size() < 2 {
             return None;
         }
@@ -70,15 +74,52 @@ impl GunzipRun {
                 messages: 0,
                 taken: 0,
                 waiting: None,
+                file: None,
             })
         });
+        let name = match input {
+            Compressed::Body(_, name) => name.clone(),
+            Compressed::File(_) => String::new(),
+        };
         let msg = ToWorker::PoolGunzip {
             run: id,
             format: format.to_string(),
             credit: CREDIT,
+            name,
         };
-        super::send_to(0, &msg, "file", file);
+        match input {
+            Compressed::File(file) => super::send_to(0, &msg, "file", file),
+            Compressed::Body(body, _) => {
+                let body: &JsValue = body.as_ref();
+                super::send_moved(0, &msg, &[("file", body)], &js_sys::Array::of1(body))
+            }
+        }
         Some(GunzipRun { id })
+    }
+
+    /// The download's `File` once the pool worker has read all of it; `None` for a file, or
+    /// where the download or the pool worker failed.
+    pub async fn file(&self) -> Option<web_sys::File> {
+        loop {
+            let state = GUNZIP.with(|g| {
+                let g = g.borrow();
+                match g.as_ref().filter(|r| r.id == self.id) {
+                    Some(run) => run.file.clone(),
+                    None => Some(None),
+                }
+            });
+            if let Some(file) = state {
+                return file;
+            }
+            let promise = js_sys::Promise::new(&mut |resolve, _| {
+                GUNZIP.with(|g| {
+                    if let Some(run) = g.borrow_mut().as_mut() {
+                        run.waiting = Some(resolve);
+                    }
+                })
+            });
+            let _ = JsFuture::from(promise).await;
+        }
     }
 
     /// The next chunk, waiting for it if need be.
@@ -187,11 +228,35 @@ fn message_done(run: u32) {
     });
 }
 
-/// A pool worker stopped: the stream failed (the coordinator reads on itself).
+/// A pool worker stopped: the stream failed (the coordinator reads on itself), and a download
+/// it was reading is lost.
 pub fn break_run() {
-    let run = GUNZIP.with(|g| g.borrow().as_ref().map(|r| r.id));
+    let run = GUNZIP.with(|g| {
+        let mut g = g.borrow_mut();
+        let run = g.as_mut()?;
+        run.file.get_or_insert(None);
+        Some(run.id)
+    });
     if let Some(run) = run {
         arrived(run, Chunk::Failed);
+    }
+}
+
+/// A pool worker's download `File` (the message's `file` field; null where it failed), on the
+/// coordinator.
+pub fn file_back(run: u32, data: &JsValue) {
+    let file = js_sys::Reflect::get(data, &"file".into())
+        .ok()
+        .filter(|f| f.is_instance_of::<web_sys::File>())
+        .map(|f| f.unchecked_into::<web_sys::File>());
+    let resolve = GUNZIP.with(|g| {
+        let mut g = g.borrow_mut();
+        let r = g.as_mut().filter(|r| r.id == run)?;
+        r.file = Some(file);
+        r.waiting.take()
+    });
+    if let Some(resolve) = resolve {
+        let _ = resolve.call0(&JsValue::NULL);
     }
 }
 
@@ -230,9 +295,10 @@ fn may_send(run: u32, seq: u64) -> Option<bool> {
     })
 }
 
-/// On a pool worker: decompresses `file` with the browser's decoder for `format`, sending each
-/// chunk to the coordinator as credit allows.
-pub async fn serve(file: web_sys::File, run: u32, format: String, credit: u64) {
+/// On a pool worker: decompresses `input` with the browser's decoder for `format`, sending each
+/// chunk to the coordinator as credit allows; a download's body is read to its end whatever the
+/// decoder does, and its `File` sent back (`FromWorker::PoolGunzipFile`).
+pub async fn serve(input: Compressed, run: u32, format: String, credit: u64) {
     let post = |msg: &FromWorker, chunks: Option<&js_sys::Array>| {
         let obj = js_sys::Object::new();
         let text = serde_json::to_string(msg).unwrap_or_default();
@@ -267,17 +333,20 @@ pub async fn serve(file: web_sys::File, run: u32, format: String, credit: u64) {
             waiting: None,
         })
     });
-    let streams = super::super::decompression_stream::open(&format);
-    let Some((writer, reader)) = streams else {
+    let (writer, reader) = super::super::decompression_stream::open(&format).unzip();
+    let written = Rc::new(Cell::new(0u64));
+    let body = matches!(input, Compressed::Body(..));
+    let feed = super::super::decompression_stream::feed_decoder(input, writer, written.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let file = feed.await;
+        if body {
+            send_file(run, file);
+        }
+    });
+    let Some(reader) = reader else {
         post(&reply(0, 0, false, true), None);
         return stopped(run);
     };
-    let written = Rc::new(Cell::new(0u64));
-    wasm_bindgen_futures::spawn_local(super::super::decompression_stream::feed_decoder(
-        file,
-        writer,
-        written.clone(),
-    ));
     let mut seq = 0;
     loop {
         match may_send(run, seq) {
@@ -330,6 +399,17 @@ pub async fn serve(file: web_sys::File, run: u32, format: String, credit: u64) {
         seq += 1;
     }
     stopped(run);
+}
+
+/// A download's `File` (or that there is none) to the coordinator.
+fn send_file(run: u32, file: Option<web_sys::File>) {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(&FromWorker::PoolGunzipFile { run }).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    let file = file.map_or(JsValue::NULL, JsValue::from);
+    let _ = js_sys::Reflect::set(&obj, &"file".into(), &file);
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = scope.post_message(&obj);
 }
 
 fn stopped(run: u32) {

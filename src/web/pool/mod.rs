@@ -370,6 +370,7 @@ fn on_member_message(index: usize, event: MessageEvent) {
             end,
             failed,
         }) => gunzip::chunk_back(run, read, end, failed, &data),
+        Ok(PoolReply::PoolGunzipFile { run }) => gunzip::file_back(run, &data),
         Ok(PoolReply::Failed { message }) => {
             // A worker that failed (its panic hook reports a bug) answers nothing more.
             break_parse();
