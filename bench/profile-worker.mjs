@@ -5,7 +5,7 @@
 //
 //   node bench/profile-worker.mjs --file bench/out/leaderboard-v2-x15.tar.gz [--top 40]
 //                                 [--bootstrap 0] [--wasm-gzip] [--names] [--inclusive]
-//                                 [--under NAME]
+//                                 [--under NAME] [--pool K]
 //
 // The release build strips the wasm's function names. --names serves a copy of dist/ whose
 // worker wasm is the same cargo output put through wasm-bindgen and wasm-opt -O3 again with
@@ -59,24 +59,45 @@ try {
   cdp.on('Target.attachedToTarget', (e) => {
     if (e.targetInfo.type === 'worker') sessions.push(e.sessionId);
   });
-  cdp.on('Target.receivedMessageFromTarget', (e) => {
-    const m = JSON.parse(e.message);
-    if (m.id && waiting.has(m.id)) {
+  // A session is a path: [worker] for the scoring worker, [worker, pool worker] for one of its
+  // pool's (nested targets, reached through their parent's session).
+  const nested = [];
+  const onMessage = (path, text) => {
+    const m = JSON.parse(text);
+    if (m.method === 'Target.attachedToTarget' && m.params.targetInfo.type === 'worker') nested.push([...path, m.params.sessionId]);
+    else if (m.method === 'Target.receivedMessageFromTarget') onMessage([...path, m.params.sessionId], m.params.message);
+    else if (m.id && waiting.has(m.id)) {
       waiting.get(m.id)(m);
       waiting.delete(m.id);
     }
-  });
+  };
+  cdp.on('Target.receivedMessageFromTarget', (e) => onMessage([e.sessionId], e.message));
+  const wrap = (path, message) => {
+    for (let k = path.length - 1; k >= 1; k--) {
+      message = JSON.stringify({ id: next++, method: 'Target.sendMessageToTarget', params: { sessionId: path[k], message } });
+    }
+    return message;
+  };
   const send = (sessionId, method, params = {}) =>
     new Promise((resolve) => {
+      const path = Array.isArray(sessionId) ? sessionId : [sessionId];
       const id = next++;
       waiting.set(id, resolve);
-      cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+      cdp.send('Target.sendMessageToTarget', { sessionId: path[0], message: wrap(path, JSON.stringify({ id, method, params })) });
     });
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
   for (let i = 0; i < 50 && sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-  // The page's first worker is the scoring worker (the pool's are its children).
+  // The page's first worker is the scoring worker (the pool's are its children): --pool K
+  // profiles the scoring worker's pool worker K instead.
   console.log(`# ${sessions.length} worker sessions`);
-  const worker = sessions[Number(arg("session", 0))];
+  let worker = sessions[Number(arg("session", 0))];
+  const poolIndex = arg('pool', null);
+  if (poolIndex !== null) {
+    send(worker, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+    for (let i = 0; i < 50 && nested.length <= Number(poolIndex); i++) await new Promise((r) => setTimeout(r, 100));
+    console.log(`# ${nested.length} pool worker sessions`);
+    worker = nested[Number(poolIndex)];
+  }
   await send(worker, 'Profiler.enable');
   await send(worker, 'Profiler.setSamplingInterval', { interval: 200 });
   await send(worker, 'Profiler.start');
