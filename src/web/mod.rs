@@ -15,6 +15,7 @@ pub mod app;
 pub mod decompression_stream;
 pub mod download;
 pub mod fetched;
+pub mod file_access;
 pub mod folders;
 pub mod native_decoder;
 pub mod pool;

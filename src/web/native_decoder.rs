@@ -162,7 +162,7 @@ pub(super) async fn read_stream(
         match (src, &file, &reader) {
             (Some(src), _, _) => ingest.stream_from(&mut steps, src, handed, in_order, on_progress),
             (None, Some(file), Some(reader)) => {
-                let mut access = super::worker::FileAccess { file, reader };
+                let mut access = super::file_access::FileAccess { file, reader };
                 ingest.stream_from(&mut steps, &mut access, handed, in_order, on_progress)
             }
             (None, _, _) => Some(format!(
