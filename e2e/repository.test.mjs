@@ -171,11 +171,20 @@ test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: 
   const check = async (page, url, name) => {
     const progress = () => page.evaluate(() => document.querySelector('[data-testid="progress"]')?.textContent ?? '');
     let release;
-    hold = name === 'repo.tar.gz' ? { name, released: new Promise((r) => (release = r)), sentAll: false } : null;
+    hold = ['repo.tar.gz', 'repo.zip'].includes(name) ? { name, released: new Promise((r) => (release = r)), sentAll: false } : null;
     served.length = 0;
     await page.goto(`${url}?data=runs/${name}`);
     await waitMounted(page);
-    if (hold) {
+    if (hold?.name === 'repo.zip') {
+      // A zip is downloaded first (its table of contents is at its end), and says so.
+      let seen = '';
+      for (let i = 0; i < 600 && !/Downloading repo\.zip: [\d.]+ of [\d.]+ MB/.test(seen); i++) {
+        seen = await progress();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.match(seen, /Downloading repo\.zip: [\d.]+ of [\d.]+ MB/, 'the download is shown');
+      release();
+    } else if (hold) {
       // Members are read while half the body is still on the server.
       let seen = '';
       for (let i = 0; i < 600; i++) {

@@ -453,7 +453,7 @@ async fn read_link(
             (file, Link::Read(size as f64), restart)
         }
         _ => {
-            let mut on_read = |n: u64| reading.report(done + n as f64, i);
+            let mut on_read = |n: u64| reading.downloading(name, n, opened.size, i);
             let file = super::fetched::download(body, name, &mut on_read)
                 .await
                 .map_err(fail)?;
@@ -1032,6 +1032,15 @@ impl Reading {
             decompressed: p.decompressed,
         });
         self.report(done + p.read as f64, file);
+    }
+
+    /// `read` bytes of link `name` (file `file`) downloaded, of `size` where the server said,
+    /// before it is read (`web::fetched::download`): phase `download <name>`.
+    fn downloading(&mut self, name: &str, read: u64, size: Option<u64>, file: usize) {
+        if now() - self.last > PROGRESS_MS {
+            self.last = now();
+            self.post(&format!("download {name}"), read, size.unwrap_or(0), file);
+        }
     }
 
     /// `done` bytes and `files_read` files read, at most one message per [`PROGRESS_MS`].

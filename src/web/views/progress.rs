@@ -31,7 +31,7 @@ pub fn ProgressBar() -> impl IntoView {
             } else {
                 read as f64 / all as f64
             };
-            if phase == "parse" {
+            if phase == "parse" || phase.starts_with("download ") {
                 f * 0.5
             } else {
                 0.5 + f * 0.5
@@ -60,6 +60,24 @@ pub fn ProgressBar() -> impl IntoView {
                 format!("Reading files: {read} of {all} files, {mb}")
             } else {
                 format!("Reading files: {mb}")
+            }
+        }
+        // A `?data=` link downloaded before it is read (a zip, a body of unknown length).
+        Status::Computing {
+            phase, done, total, ..
+        } if phase.starts_with("download ") => {
+            let name = phase["download ".len()..]
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            if total > 0 {
+                format!(
+                    "Downloading {name}: {:.1} of {:.1} MB",
+                    done as f64 / 1e6,
+                    total as f64 / 1e6
+                )
+            } else {
+                format!("Downloading {name}: {:.1} MB", done as f64 / 1e6)
             }
         }
         Status::Computing { done, total, .. } => {
