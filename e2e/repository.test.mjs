@@ -108,8 +108,9 @@ test('the repository as a .tar.gz and a .zip: the folder\'s report', { timeout: 
 // a recomputation read (no second download). A zip (its table of contents is at its end) and a
 // body sent without its length are downloaded first, then read. Multi-member gzip (which
 // Chromium's decoder refuses) and a cut body are read on from the downloaded File by the wasm
-// decoder. A plain JSONL is downloaded, then read. With one worker (no pool) the scoring
-// worker's own decoder reads the body. Every report is the CLI's on the same bytes.
+// decoder. A plain JSONL is downloaded, then read. A change of settings during a download waits
+// for it (no second download). With one worker (no pool) the scoring worker's own decoder reads
+// the body. Every report is the CLI's on the same bytes.
 test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: the CLI\'s report', { timeout: 400_000 }, async (t) => {
   const dir = await tempDir(t);
   const src = path.join(dir, 'src');
@@ -195,6 +196,9 @@ test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: 
       }
       assert.match(seen, /Reading repo\.tar\.gz: [1-9][\d,]* members/, 'members read during the download');
       assert.equal(hold.sentAll, false);
+      // A change of settings meanwhile waits for the download rather than starting it over.
+      await setSetting(page, 'settings-bootstrap', 200);
+      await page.getByTestId('notice').filter({ hasText: 'once the linked data has downloaded' }).waitFor({ timeout: 30_000 });
       release();
     }
     await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 200_000 });

@@ -80,6 +80,10 @@ pub struct Session {
     /// stand-ins, and the worker is sent the link, which it reads as it downloads
     /// (`web::fetched`) and sends back as a `File` (`FromWorker::Downloaded`).
     links: StoredValue<Vec<(u32, String)>, LocalStorage>,
+    /// A recomputation asked for while the worker reads links as they download: run once their
+    /// files are in ([`Session::link_downloaded`]), so no download starts over (a recomputation
+    /// replaces the worker, and its downloads with it).
+    deferred: StoredValue<bool>,
     next_id: StoredValue<u32>,
     pub settings: RwSignal<JobSettings>,
     /// A message about the last file action (e.g. a duplicate), shown near the file list.
@@ -111,6 +115,9 @@ async fn next_turn() {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// Said while a change waits for links to download ([`Session::recompute`]).
+const DEFERRED: &str = "The change applies once the linked data has downloaded.";
 
 /// Files per message to the worker (see [`Session::recompute`]); a pick of at most
 /// [`SIZES_ASKED_UP_TO`] files goes whole.
@@ -237,6 +244,7 @@ impl Session {
             files: RwSignal::new(Vec::new()),
             handles: StoredValue::new_local(Vec::new()),
             links: StoredValue::new_local(Vec::new()),
+            deferred: StoredValue::new(false),
             next_id: StoredValue::new(1),
             settings: RwSignal::new(JobSettings {
                 workers: default_workers(),
@@ -473,6 +481,9 @@ impl Session {
                 e.size = Some(size);
             }
         });
+        if self.deferred.get_value() && self.links.with_value(|l| l.is_empty()) {
+            self.recompute();
+        }
     }
 
     /// Link `index` of job `job` could not be downloaded: dropped, with the reason said.
@@ -483,6 +494,8 @@ impl Session {
         let Some(id) = self.handles.with_value(|h| h.get(index).map(|(id, _)| *id)) else {
             return;
         };
+        // The worker's computation ends with this failure: nothing of it is waited for.
+        self.bridge.update_value(|b| b.busy = false);
         self.remove_files(&[id]);
         self.notice.set(Some(message));
     }
@@ -507,7 +520,7 @@ impl Session {
         self.links
             .update_value(|l| l.retain(|(i, _)| !ids.contains(i)));
         self.notice.set(None);
-        self.recompute();
+        self.recompute_with(true);
     }
 
     /// Switches the tool-schema checks for every file and recomputes.
@@ -658,6 +671,26 @@ impl Session {
     /// Starts a computation of the current files and settings, cancelling one in flight (its
     /// worker is terminated: a synchronous computation cannot be interrupted otherwise).
     pub fn recompute(&self) {
+        self.recompute_with(false)
+    }
+
+    /// [`Session::recompute`]; `now`: even while links download (a file removed: the running
+    /// job's files are numbered as they were, which only a new job may change).
+    fn recompute_with(&self, now: bool) {
+        if !now && self.bridge.with_value(|b| b.busy) && self.links.with_value(|l| !l.is_empty()) {
+            self.deferred.set_value(true);
+            self.notice.set(Some(DEFERRED.to_string()));
+            return;
+        }
+        if self.deferred.get_value() {
+            self.deferred.set_value(false);
+            if self
+                .notice
+                .with_untracked(|n| n.as_deref() == Some(DEFERRED))
+            {
+                self.notice.set(None);
+            }
+        }
         let (results, session) = (self.results, *self);
         results.rollouts.set(None);
         results.steps.set(None);
@@ -799,6 +832,7 @@ impl Session {
     /// Stops the computation in flight: its worker is terminated (the next computation starts a
     /// new one), and no report is shown, since none matches the files listed. The files stay.
     pub fn cancel(&self) {
+        self.deferred.set_value(false);
         let mut stopped = false;
         self.bridge.update_value(|b| {
             if b.busy {
@@ -954,7 +988,13 @@ fn spawn_worker(session: Session) -> Result<WorkerParts, String> {
             Ok(FromWorker::SiteFailed { message, .. }) => results
                 .site_build
                 .set(Some(format!("Could not build the site: {message}"))),
-            Ok(msg) => on_worker_message(bridge, results, msg),
+            Ok(msg) => {
+                on_worker_message(bridge, results, msg);
+                // A computation asked for while links downloaded, whose job ended otherwise.
+                if session.deferred.get_value() && !bridge.with_value(|b| b.busy) {
+                    session.recompute();
+                }
+            }
             Err(e) => results.status.set(Status::Failed(format!(
                 "unreadable message from the worker: {e}"
             ))),
