@@ -8,12 +8,13 @@
 // the table with its Crashed column, at 1,280 px); then the shared message transcripts
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
 // docs/screenshot-transcripts.png (the mappings the files were read with, and the table); the
-// folder as one .tar.gz dropped: docs/screenshot-archive.png.
+// folder as one .tar.gz dropped: docs/screenshot-archive.png, and opened as a `?data=` link
+// while it downloads: docs/screenshot-link.png.
 // Then the Ranks view and the cost frontier of the tau-bench and tau2 airline runs picked as one
 // folder, at 1,280 px: docs/screenshot-ranks.png and docs/screenshot-frontier.png; then, on the
 // same runs, the failure clusters, a search and a filter: docs/screenshot-clusters.png,
 // docs/screenshot-search.png, docs/screenshot-filter.png.
-// Run: node e2e/screenshots.mjs [leaderboard|folder|archive|transcripts|ranks] (after building
+// Run: node e2e/screenshots.mjs [leaderboard|folder|archive|link|transcripts|ranks] (after building
 // the app; all of them without an argument).
 
 import fs from 'node:fs';
@@ -119,6 +120,57 @@ if (wanted('archive')) {
     console.log('wrote docs/screenshot-archive.png');
   } finally {
     await ar.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// The same archive opened as a `?data=` link, its body served at 4 MB/s as a download comes:
+// docs/screenshot-link.png, taken while the last bytes are still on their way (the progress line
+// names the members read so far). The report, once ready, is checked against the CLI's.
+if (wanted('link')) {
+  const { execFileSync } = await import('node:child_process');
+  const { cliReportBytes } = await import('./lib.mjs');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-link-'));
+  const archive = path.join(tmp, 'released-runs.tar.gz');
+  execFileSync('tar', ['-czf', archive, '-C', path.dirname(SHARED), path.basename(SHARED)]);
+  const body = fs.readFileSync(archive);
+  let sent = 0;
+  const route = async (req, res, pathname) => {
+    if (pathname !== '/runs/released-runs.tar.gz') return false;
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+    const start = Date.now();
+    for (let at = 0; at < body.length; at += 64 << 10) {
+      const piece = body.subarray(at, Math.min(at + (64 << 10), body.length));
+      if (!res.write(piece)) await new Promise((r) => res.once('drain', r));
+      sent = at + piece.length;
+      const wait = start + (sent / 4e6) * 1000 - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    res.end();
+    return true;
+  };
+  const ln = await openApp(null, { route });
+  try {
+    const p = ln.page;
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await p.goto(`${ln.url}?data=runs/released-runs.tar.gz`);
+    let text = '';
+    for (let i = 0; i < 600; i++) {
+      text = await p.getByTestId('progress').innerText().catch(() => '');
+      const m = text.match(/([\d,]+) members/);
+      if (m && Number(m[1].replace(/,/g, '')) > 200 && sent < body.length * 0.8) break;
+      await p.waitForTimeout(50);
+    }
+    await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-link.png'), clip: { x: 0, y: 0, width: 1280, height: 420 } });
+    console.log(`wrote docs/screenshot-link.png at ${(sent / 1e6).toFixed(1)} of ${(body.length / 1e6).toFixed(1)} MB sent: ${text.trim()}`);
+    await p.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 540_000 });
+    const dl = await Promise.all([p.waitForEvent('download'), p.getByTestId('export-report-json').click()]);
+    const r = JSON.parse(fs.readFileSync(await dl[0].path(), 'utf8'));
+    const cli = JSON.parse(cliReportBytes(['released-runs.tar.gz'], { cwd: tmp }).toString('utf8'));
+    const same = ['conditions', 'paired', 'notes', 'problems'].every((k) => JSON.stringify(r[k]) === JSON.stringify(cli[k]));
+    console.log(`?data= report: ${r.conditions.length} conditions; the CLI's on the same archive: ${same ? 'the same' : 'DIFFERENT'}`);
+  } finally {
+    await ln.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
