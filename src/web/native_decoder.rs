@@ -1,5 +1,6 @@
-//! A dropped `.tar.gz` or `.jsonl.gz` decompressed by the browser's own `DecompressionStream`
-//! and read as it comes, through `Ingest::begin_stream` / `stream_step` / `end_stream`. The
+//! A dropped `.tar.gz` or `.jsonl.gz`, or a `?data=` link's gzip body as it downloads
+//! (`web::fetched`), decompressed by the browser's own `DecompressionStream` and read as it
+//! comes, through `Ingest::begin_stream` / `stream_step` / `end_stream`. The
 //! decoder runs on a pool worker where there is a pool (`pool::gunzip`: its second of work off
 //! this worker's thread), else here.
 //!
