@@ -18,6 +18,18 @@ import { ROOT, cliReportBytes, computeAfter, download, openApp, setSetting, temp
 const FIXTURES = path.join(ROOT, 'tests', 'fixtures');
 const TOP = 'agent_hard_benchmark-face722e';
 
+// `n` canonical lines of dataset `big`, each distinct (hashes in its arguments, errors and
+// outcomes), so that nothing compresses them away: a member bigger than a read.
+function bigLines(n) {
+  const hex = (i, k) => createHash('sha256').update(`${k}:${i}`).digest('hex');
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    const h = hex(i, 'x');
+    lines.push(JSON.stringify({ dataset: 'big', task_id: `t${i}`, model: 'm', method: i % 2 ? 'a' : 'b', success: h[0] < '8', steps: [{ tool: 'q', args: { x: h + hex(i, 'y') }, ok: h[1] < 'c', error: hex(i, 'e') }] }));
+  }
+  return lines.join('\n') + '\n';
+}
+
 async function report(page) {
   return JSON.parse((await download(page, 'export-report-json')).bytes.toString('utf8'));
 }
@@ -116,15 +128,9 @@ test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: 
   const src = path.join(dir, 'src');
   fs.cpSync(path.join(FIXTURES, 'repo', TOP), path.join(src, TOP), { recursive: true });
   // A big member of distinct lines, last in the archive: the repository's files come before it.
-  const hex = (i, k) => createHash('sha256').update(`${k}:${i}`).digest('hex');
-  const lines = [];
-  for (let i = 0; i < 20_000; i++) {
-    const h = hex(i, 'x');
-    lines.push(JSON.stringify({ dataset: 'big', task_id: `t${i}`, model: 'm', method: i % 2 ? 'a' : 'b', success: h[0] < '8', steps: [{ tool: 'q', args: { x: h + hex(i, 'y') }, ok: h[1] < 'c', error: hex(i, 'e') }] }));
-  }
   const entries = fs.readdirSync(path.join(src, TOP)).sort().map((e) => `${TOP}/${e}`);
   fs.mkdirSync(path.join(src, 'zz', TOP, 'big'), { recursive: true });
-  fs.writeFileSync(path.join(src, 'zz', TOP, 'big', 'lines.jsonl'), lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(src, 'zz', TOP, 'big', 'lines.jsonl'), bigLines(20_000));
   const tar = path.join(dir, 'repo.tar');
   execFileSync('tar', ['-cf', tar, '-C', src, ...entries]);
   execFileSync('tar', ['-rf', tar, '-C', path.join(src, 'zz'), `${TOP}/big`]);
@@ -364,14 +370,8 @@ test('gzip decompressed by the browser itself: the CLI\'s report, damaged stream
   fs.cpSync(path.join(FIXTURES, 'repo', TOP), path.join(src, TOP), { recursive: true });
   // A big member of distinct lines: the archive passes the 4 MiB of a small file, and the
   // browser's decoder hands bytes over before a damaged stream fails.
-  const hex = (i, k) => createHash('sha256').update(`${k}:${i}`).digest('hex');
-  const lines = [];
-  for (let i = 0; i < 60_000; i++) {
-    const h = hex(i, 'x');
-    lines.push(JSON.stringify({ dataset: 'big', task_id: `t${i}`, model: 'm', method: i % 2 ? 'a' : 'b', success: h[0] < '8', steps: [{ tool: 'q', args: { x: h + hex(i, 'y') }, ok: h[1] < 'c', error: hex(i, 'e') }] }));
-  }
   fs.mkdirSync(path.join(src, TOP, 'big'));
-  fs.writeFileSync(path.join(src, TOP, 'big', 'lines.jsonl'), lines.join('\n') + '\n');
+  fs.writeFileSync(path.join(src, TOP, 'big', 'lines.jsonl'), bigLines(60_000));
   const tar = path.join(dir, 'repo.tar');
   execFileSync('tar', ['-cf', tar, '-C', src, TOP]);
   const tarBytes = fs.readFileSync(tar);

@@ -70,7 +70,10 @@ pub(super) async fn feed_decoder(
     written: Rc<Cell<u64>>,
 ) -> Option<File> {
     let (file, writer) = match input {
-        Compressed::Body(body, name) => return feed_body(body, &name, writer, written).await,
+        Compressed::Body(body, name) => {
+            let mut on_read = |n| written.set(n);
+            return read_body(body, &name, writer, &mut on_read).await.ok();
+        }
         Compressed::File(file) => (file, writer?),
     };
     let Ok(reader) = FileReaderSync::new() else {
@@ -102,12 +105,15 @@ pub(super) async fn feed_decoder(
     None
 }
 
-async fn feed_body(
+/// Reads `body` to its end into a `File` named `name`, kept as it comes ([`BodyParts`]); each
+/// chunk is also written to `writer` while it takes them (the download then goes no faster than
+/// the decoder reads), and `on_read` is told the bytes read so far.
+pub(super) async fn read_body(
     body: web_sys::ReadableStream,
     name: &str,
     mut writer: Option<WritableStreamDefaultWriter>,
-    written: Rc<Cell<u64>>,
-) -> Option<File> {
+    on_read: &mut dyn FnMut(u64),
+) -> Result<File, String> {
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     let mut parts = BodyParts::default();
     loop {
@@ -115,13 +121,12 @@ async fn feed_body(
             if let Some(w) = writer {
                 let _ = JsFuture::from(w.abort()).await;
             }
-            return None;
+            return Err(format!("the download of {name} failed"));
         };
         let Some(chunk) = chunk else { break };
         parts.push(&chunk);
-        written.set(parts.bytes);
-        // Writing waits for the decoder to take the chunk, so the download goes no faster than
-        // it is read; once the decoder is gone, the rest is only kept.
+        on_read(parts.bytes);
+        // Once the decoder is gone, the rest is only kept.
         if let Some(w) = &writer {
             if JsFuture::from(w.write_with_chunk(&chunk)).await.is_err() {
                 writer = None;
@@ -131,7 +136,9 @@ async fn feed_body(
     if let Some(w) = writer {
         let _ = JsFuture::from(w.close()).await;
     }
-    parts.file(name)
+    parts
+        .file(name)
+        .ok_or_else(|| format!("the download of {name} could not be kept"))
 }
 
 /// The next chunk of a stream: `Some(None)` at its end, `None` where it failed.
@@ -151,11 +158,11 @@ pub(super) async fn next_chunk(
 /// live in the browser's blob storage (which pages big ones to disk), not in this worker's
 /// memory, so a download read as it comes is never whole in memory, and is a `File` at its end.
 #[derive(Default)]
-pub(super) struct BodyParts {
+struct BodyParts {
     blobs: Option<js_sys::Array>,
     pending: Option<js_sys::Array>,
     pending_bytes: u64,
-    pub(super) bytes: u64,
+    bytes: u64,
     /// A blob could not be made: the file would miss bytes, so there is none.
     lost: bool,
 }
@@ -163,7 +170,7 @@ pub(super) struct BodyParts {
 const PART_BYTES: u64 = 4 << 20;
 
 impl BodyParts {
-    pub(super) fn push(&mut self, chunk: &js_sys::Uint8Array) {
+    fn push(&mut self, chunk: &js_sys::Uint8Array) {
         let n = chunk.length() as u64;
         self.pending
             .get_or_insert_with(js_sys::Array::new)
@@ -191,7 +198,7 @@ impl BodyParts {
     }
 
     /// The bytes as one `File` named `name`.
-    pub(super) fn file(mut self, name: &str) -> Option<File> {
+    fn file(mut self, name: &str) -> Option<File> {
         self.seal();
         if self.lost {
             return None;

@@ -1,19 +1,19 @@
 //! A `?data=URL` link, fetched by the scoring worker and read while it downloads.
 //!
 //! The page hands the worker the link in place of a file (`web::state`). A gzip body (a
-//! `.tar.gz` of runs, a `.jsonl.gz`) of a known length goes straight into the browser's
-//! decoder (`web::native_decoder`), so reading begins with the first bytes and the download goes
+//! `.tar.gz` of runs, a `.jsonl.gz`; zstd too where the browser decodes it) of a known length
+//! goes straight into the browser's decoder (`web::native_decoder`), so reading begins with the first bytes and the download goes
 //! no faster than it is read; its bytes are kept as they come, as blobs
-//! (`decompression_stream::BodyParts`), and become the `File` that later reads use (the rollout
+//! (`decompression_stream::read_body`), and become the `File` that later reads use (the rollout
 //! viewer, a recomputation). Anything else (a zip, whose table of contents is at its end; zstd,
 //! which Chromium does not decode; plain files) is downloaded into a `File` first and read as a
 //! dropped one. Either way the bytes never pass through this worker's memory whole.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{File, ReadableStream, ReadableStreamDefaultReader};
+use web_sys::{ReadableStream, ReadableStreamDefaultReader};
 
-use super::decompression_stream::{next_chunk, BodyParts};
+use super::decompression_stream::next_chunk;
 
 /// A link's response: its body, and its length where the server said it and did not encode
 /// the transfer (the decompression limit is set by the compressed size, so a stream is read as
@@ -74,28 +74,4 @@ pub(super) async fn peek(
     }
     let _ = reader.cancel();
     Ok((head, whole))
-}
-
-/// The whole of `body` as a `File` named `name`, kept as blobs as it comes; `on_read` is told
-/// the bytes read so far.
-pub(super) async fn download(
-    body: ReadableStream,
-    name: &str,
-    on_read: &mut dyn FnMut(u64),
-) -> Result<File, String> {
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut parts = BodyParts::default();
-    loop {
-        match next_chunk(&reader).await {
-            Some(Some(chunk)) => {
-                parts.push(&chunk);
-                on_read(parts.bytes);
-            }
-            Some(None) => break,
-            None => return Err(format!("the download of {name} failed")),
-        }
-    }
-    parts
-        .file(name)
-        .ok_or_else(|| format!("the download of {name} could not be kept"))
 }

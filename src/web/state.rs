@@ -71,15 +71,41 @@ pub enum Status {
     Cancelled,
 }
 
+/// What the page holds of an input: a file, or a `?data=` link not downloaded yet, which the
+/// worker is sent as `{url}`, reads as it downloads (`web::fetched`) and sends back as a `File`
+/// (`FromWorker::Downloaded`).
+#[derive(Clone)]
+enum Handle {
+    File(File),
+    Link(String),
+}
+
+impl Handle {
+    fn file(&self) -> Option<&File> {
+        match self {
+            Handle::File(f) => Some(f),
+            Handle::Link(_) => None,
+        }
+    }
+
+    /// What a message to the worker carries for it.
+    fn message_value(&self) -> JsValue {
+        match self {
+            Handle::File(f) => f.clone().into(),
+            Handle::Link(url) => {
+                let link = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&link, &"url".into(), &url.into());
+                link.into()
+            }
+        }
+    }
+}
+
 /// The inputs: files and settings.
 #[derive(Clone, Copy)]
 pub struct Session {
     pub files: RwSignal<Vec<FileEntry>>,
-    handles: StoredValue<Vec<(u32, File)>, LocalStorage>,
-    /// `?data=` links not downloaded yet (their files' ids and URLs): their handles are empty
-    /// stand-ins, and the worker is sent the link, which it reads as it downloads
-    /// (`web::fetched`) and sends back as a `File` (`FromWorker::Downloaded`).
-    links: StoredValue<Vec<(u32, String)>, LocalStorage>,
+    handles: StoredValue<Vec<(u32, Handle)>, LocalStorage>,
     /// A recomputation asked for while the worker reads links as they download: run once their
     /// files are in ([`Session::link_downloaded`]), so no download starts over (a recomputation
     /// replaces the worker, and its downloads with it).
@@ -243,7 +269,6 @@ impl Session {
         Session {
             files: RwSignal::new(Vec::new()),
             handles: StoredValue::new_local(Vec::new()),
-            links: StoredValue::new_local(Vec::new()),
             deferred: StoredValue::new(false),
             next_id: StoredValue::new(1),
             settings: RwSignal::new(JobSettings {
@@ -333,7 +358,7 @@ impl Session {
             self.handles.with_value(|h| {
                 es.iter()
                     .zip(h.iter())
-                    .map(|(e, (_, f))| (e.path.clone(), f.clone()))
+                    .filter_map(|(e, (_, h))| Some((e.path.clone(), h.file()?.clone())))
                     .collect()
             })
         });
@@ -367,8 +392,7 @@ impl Session {
                 duplicates.push(file.name());
                 continue;
             }
-            let id = self.next_id.get_value();
-            self.next_id.set_value(id + 1);
+            let id = self.new_id();
             entries.push(FileEntry {
                 id,
                 name: file.name(),
@@ -376,7 +400,7 @@ impl Session {
                 size: (count <= SIZES_ASKED_UP_TO).then(|| file.size()),
                 options: options.clone(),
             });
-            handles.push((id, file));
+            handles.push((id, Handle::File(file)));
         }
         let added = entries.len();
         if added > 0 {
@@ -425,34 +449,40 @@ impl Session {
         }
     }
 
+    /// A new file id.
+    fn new_id(&self) -> u32 {
+        let id = self.next_id.get_value();
+        self.next_id.set_value(id + 1);
+        id
+    }
+
+    /// Whether a `?data=` link is still to be downloaded.
+    fn links_pending(&self) -> bool {
+        self.handles
+            .with_value(|h| h.iter().any(|(_, h)| matches!(h, Handle::Link(_))))
+    }
+
     /// Adds `?data=` links (URL, file name): each is fetched by the worker and read while it
-    /// downloads ([`Session::links`]).
+    /// downloads ([`Handle::Link`]).
     pub fn add_links(&self, links: Vec<(String, String)>) {
         if links.is_empty() {
             return;
         }
         let options = self.import_options();
-        let mut entries = Vec::new();
-        let mut handles = Vec::new();
-        let mut pending = Vec::new();
-        for (url, name) in links {
-            let Ok(stand_in) = File::new_with_u8_array_sequence(&js_sys::Array::new(), &name)
-            else {
-                continue;
-            };
-            let id = self.next_id.get_value();
-            self.next_id.set_value(id + 1);
-            entries.push(FileEntry {
-                id,
-                name: name.clone(),
-                path: name,
-                size: None,
-                options: options.clone(),
-            });
-            handles.push((id, stand_in));
-            pending.push((id, url));
-        }
-        self.links.update_value(|l| l.extend(pending));
+        let (entries, handles): (Vec<_>, Vec<_>) = links
+            .into_iter()
+            .map(|(url, name)| {
+                let id = self.new_id();
+                let entry = FileEntry {
+                    id,
+                    name: name.clone(),
+                    path: name,
+                    size: None,
+                    options: options.clone(),
+                };
+                (entry, (id, Handle::Link(url)))
+            })
+            .unzip();
         self.files.update(|f| f.extend(entries));
         self.handles.update_value(|h| h.extend(handles));
         self.recompute();
@@ -467,21 +497,20 @@ impl Session {
         let Some(id) = self
             .handles
             .try_update_value(|h| {
-                let (id, f) = h.get_mut(index)?;
-                *f = file;
+                let (id, handle) = h.get_mut(index)?;
+                *handle = Handle::File(file);
                 Some(*id)
             })
             .flatten()
         else {
             return;
         };
-        self.links.update_value(|l| l.retain(|(i, _)| *i != id));
         self.files.update(|f| {
             if let Some(e) = f.iter_mut().find(|e| e.id == id) {
                 e.size = Some(size);
             }
         });
-        if self.deferred.get_value() && self.links.with_value(|l| l.is_empty()) {
+        if self.deferred.get_value() && !self.links_pending() {
             self.recompute();
         }
     }
@@ -517,8 +546,6 @@ impl Session {
         self.files.update(|f| f.retain(|e| !ids.contains(&e.id)));
         self.handles
             .update_value(|h| h.retain(|(i, _)| !ids.contains(i)));
-        self.links
-            .update_value(|l| l.retain(|(i, _)| !ids.contains(i)));
         self.notice.set(None);
         self.recompute_with(true);
     }
@@ -677,7 +704,7 @@ impl Session {
     /// [`Session::recompute`]; `now`: even while links download (a file removed: the running
     /// job's files are numbered as they were, which only a new job may change).
     fn recompute_with(&self, now: bool) {
-        if !now && self.bridge.with_value(|b| b.busy) && self.links.with_value(|l| !l.is_empty()) {
+        if !now && self.bridge.with_value(|b| b.busy) && self.links_pending() {
             self.deferred.set_value(true);
             self.notice.set(Some(DEFERRED.to_string()));
             return;
@@ -705,25 +732,12 @@ impl Session {
         // files by folder (BFCL result + score, tau2 directory runs). Files and handles are
         // added and removed together, so their orders agree (no search per file: a folder
         // holds tens of thousands).
-        // A link not downloaded yet goes as `{url}`: the worker reads it as it downloads.
         let (names, files): (Vec<String>, Vec<JsValue>) = self.handles.with_value(|h| {
-            self.links.with_value(|links| {
-                self.files.with_untracked(|es| {
-                    h.iter()
-                        .zip(es.iter())
-                        .map(|((id, f), e)| {
-                            let value = match links.iter().find(|(i, _)| i == id) {
-                                Some((_, url)) => {
-                                    let link = js_sys::Object::new();
-                                    let _ = js_sys::Reflect::set(&link, &"url".into(), &url.into());
-                                    link.into()
-                                }
-                                None => JsValue::from(f.clone()),
-                            };
-                            (e.path.clone(), value)
-                        })
-                        .unzip()
-                })
+            self.files.with_untracked(|es| {
+                h.iter()
+                    .zip(es.iter())
+                    .map(|((_, handle), e)| (e.path.clone(), handle.message_value()))
+                    .unzip()
             })
         });
         if files.is_empty() {

@@ -189,8 +189,26 @@ struct Arriving {
     waiting: Option<js_sys::Function>,
 }
 
-/// What `compute` returns to be run again (see [`read_link`]).
-const RESTART: &str = "\u{0}restart";
+/// Why a computation stopped short.
+enum Stop {
+    Failed(String),
+    /// A link read as it downloaded was another size than its server said (the limit on what
+    /// it may decompress to depends on it): its file is here now, so the computation starts
+    /// again and reads that ([`read_link`]).
+    Restart,
+}
+
+impl From<String> for Stop {
+    fn from(message: String) -> Stop {
+        Stop::Failed(message)
+    }
+}
+
+impl From<&str> for Stop {
+    fn from(message: &str) -> Stop {
+        Stop::Failed(message.to_string())
+    }
+}
 
 /// Waits until file `i` of job `job` has arrived; `false` when the job changed meanwhile.
 async fn wait_for_file(job: u32, i: usize) -> bool {
@@ -408,7 +426,7 @@ async fn read_link(
     options: &crate::formats::ImportOptions,
     reading: &mut Reading,
     done: f64,
-) -> Result<Link, String> {
+) -> Result<Link, Stop> {
     let fail = |message: String| {
         post(&FromWorker::DownloadFailed {
             job,
@@ -418,14 +436,14 @@ async fn read_link(
         message
     };
     let opened = super::fetched::open(url).await.map_err(fail)?;
-    let magic = crate::ingest::archive::GZIP_MAGIC;
-    let (head, body) = super::fetched::peek(opened.body, magic.len())
+    // Told by its first bytes, as a dropped file is (`container_kind`): a stream the browser
+    // decodes is read as it comes.
+    let (head, body) = super::fetched::peek(opened.body, crate::ingest::archive::HEAD)
         .await
         .map_err(fail)?;
-    let decoder = head
-        .starts_with(magic)
-        .then(|| super::native_decoder::decoder_for(crate::ingest::archive::Container::Gzip))
-        .flatten();
+    let head = &head[..head.len().min(crate::ingest::archive::HEAD)];
+    let decoder =
+        crate::ingest::archive::Container::of(head).and_then(super::native_decoder::decoder_for);
     if reading.files <= super::state::SIZES_ASKED_UP_TO {
         reading.total += opened.size.unwrap_or(0) as f64;
     }
@@ -454,7 +472,7 @@ async fn read_link(
         }
         _ => {
             let mut on_read = |n: u64| reading.downloading(name, n, opened.size, i);
-            let file = super::fetched::download(body, name, &mut on_read)
+            let file = super::decompression_stream::read_body(body, name, None, &mut on_read)
                 .await
                 .map_err(fail)?;
             (file.clone(), Link::File(file), false)
@@ -476,7 +494,7 @@ async fn read_link(
         None,
     );
     if restart {
-        return Err(RESTART.to_string());
+        return Err(Stop::Restart);
     }
     Ok(link)
 }
@@ -764,15 +782,14 @@ fn on_message(event: MessageEvent) {
             wasm_bindgen_futures::spawn_local(async move {
                 let result = loop {
                     match compute(job, &names, &options, &settings).await {
-                        // A download read as it came turned out another size than its server
-                        // said: its file is here now, so the computation starts again from it.
-                        Err(message) if message == RESTART => continue,
+                        Err(Stop::Restart) => continue,
                         result => break result,
                     }
                 };
                 match result {
                     Ok(msg) => post(&msg),
-                    Err(message) => post(&FromWorker::Failed { job, message }),
+                    Err(Stop::Failed(message)) => post(&FromWorker::Failed { job, message }),
+                    Err(Stop::Restart) => {}
                 }
                 // Searches match an index of every rollout's texts, read now, in the
                 // background, while the report is looked at.
@@ -1072,7 +1089,7 @@ async fn compute(
     names: &[String],
     options: &[crate::formats::ImportOptions],
     settings: &super::protocol::JobSettings,
-) -> Result<FromWorker, String> {
+) -> Result<FromWorker, Stop> {
     let started = now();
     let job_settings = settings;
     let settings = settings.to_settings()?;
@@ -1103,11 +1120,11 @@ async fn compute(
     for (i, name) in names.iter().enumerate() {
         // The file's batch may still be on its way from the page.
         if !wait_for_file(job, i).await {
-            return Err("superseded by a newer computation".to_string());
+            return Err("superseded by a newer computation".into());
         }
         starts.push(ingest.file_count());
         let Some(file) = ARRIVING.with(|a| a.borrow().files.get(i).cloned()) else {
-            return Err(format!("{name} did not arrive"));
+            return Err(format!("{name} did not arrive").into());
         };
         let name = name.clone();
         let file_options = options.get(i).cloned().unwrap_or_default();
