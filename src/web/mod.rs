@@ -17,6 +17,7 @@ pub mod download;
 pub mod fetched;
 pub mod file_access;
 pub mod folders;
+pub mod integrity;
 pub mod native_decoder;
 pub mod pool;
 pub mod protocol;

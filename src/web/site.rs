@@ -3,13 +3,14 @@
 //! viewer, preloads files and folders).
 //!
 //! A site's numbers are always recomputed from its data files in the worker. The precomputed
-//! report in the manifest is shown first, marked as such, and compared with the recomputation;
-//! each data file's SHA-256 is checked before it is used. Any mismatch is shown, never hidden.
+//! report in the manifest is shown first, marked as such, and compared with the recomputation.
+//! Data files are read as `?data=` links are, while they download; each one's size and SHA-256
+//! are then checked against the manifest ([`super::integrity`]). Any mismatch is shown, never
+//! hidden.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::protocol::JobSettings;
 use super::state::{Session, SiteState, Status};
@@ -61,66 +62,6 @@ pub async fn fetch_file(url: &str, name: &str) -> Result<web_sys::File, String> 
         .map_err(|_| "could not create a file".to_string())
 }
 
-/// SHA-256 by the browser's Web Crypto, as lower-case hex.
-async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
-    let crypto = web_sys::window()
-        .ok_or("no window")?
-        .crypto()
-        .map_err(|_| "no Web Crypto in this browser")?;
-    let data = js_sys::Uint8Array::from(bytes);
-    let promise = crypto
-        .subtle()
-        .digest_with_str_and_buffer_source("SHA-256", &data)
-        .map_err(|_| {
-            "SHA-256 is not available (the page must be served over https or from localhost)"
-        })?;
-    let digest = JsFuture::from(promise)
-        .await
-        .map_err(|_| "SHA-256 failed")?;
-    Ok(js_sys::Uint8Array::new(&digest)
-        .to_vec()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-// `DecompressionStream` is behind web-sys's unstable-API flag; this binding is the one
-// constructor and two getters the app uses.
-#[wasm_bindgen::prelude::wasm_bindgen]
-extern "C" {
-    type DecompressionStream;
-    #[wasm_bindgen(constructor, catch)]
-    fn new(format: &str) -> Result<DecompressionStream, wasm_bindgen::JsValue>;
-    #[wasm_bindgen(method, getter)]
-    fn readable(this: &DecompressionStream) -> web_sys::ReadableStream;
-    #[wasm_bindgen(method, getter)]
-    fn writable(this: &DecompressionStream) -> web_sys::WritableStream;
-}
-
-/// Decompresses gzip bytes with the browser's own `DecompressionStream`.
-async fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let blob = web_sys::Blob::from(gloo_file::Blob::new(bytes));
-    let ds = DecompressionStream::new("gzip").map_err(|_| "this browser cannot decompress gzip")?;
-    let pair = web_sys::ReadableWritablePair::new(&ds.readable(), &ds.writable());
-    let stream = blob.stream().pipe_through(&pair);
-    let response = web_sys::Response::new_with_opt_readable_stream(Some(&stream))
-        .map_err(|_| "cannot read the decompressed stream")?;
-    let buffer = JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
-        .await
-        .map_err(|_| "the file is not valid gzip")?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
-/// A `File` holding `bytes`.
-pub fn file_from_bytes(bytes: &[u8], name: &str) -> Result<web_sys::File, String> {
-    let parts = js_sys::Array::new();
-    parts.push(&js_sys::Uint8Array::from(bytes));
-    let options = web_sys::FilePropertyBag::new();
-    options.set_type("application/jsonl");
-    web_sys::File::new_with_u8_array_sequence_and_options(&parts, name, &options)
-        .map_err(|_| "could not create a file".to_string())
-}
-
 /// Loads a site's manifest and data if the page was opened as a site, else `?data=` URLs.
 pub async fn open_with_data(session: Session) {
     // Only a published site's index.html carries the marker: a plain load of the app asks for
@@ -160,8 +101,23 @@ fn is_site_page() -> bool {
 async fn open_site(session: Session, manifest: SiteManifest) {
     let manifest = Arc::new(manifest);
     let results = session.results();
+    // Each data file is read as a link, from its absolute URL (the worker's base differs).
+    let here = web_sys::window().and_then(|w| w.location().href().ok());
+    let links: Vec<(String, String)> = manifest
+        .data
+        .iter()
+        .map(|d| {
+            let url = here
+                .as_deref()
+                .and_then(|base| web_sys::Url::new_with_base(&format!("./{}", d.path), base).ok())
+                .map(|u| u.href())
+                .unwrap_or_else(|| d.path.clone());
+            (url, d.name.clone())
+        })
+        .collect();
     session.site.set(Some(SiteState {
         manifest: manifest.clone(),
+        urls: links.iter().map(|(url, _)| url.clone()).collect(),
         warnings: Vec::new(),
         agrees: None,
     }));
@@ -205,50 +161,7 @@ async fn open_site(session: Session, manifest: SiteManifest) {
         files: [0, manifest.data.len() as u64],
         archive: None,
     });
-    let mut files = Vec::new();
-    let mut warnings = Vec::new();
-    for d in &manifest.data {
-        let bytes = match fetch_bytes(&format!("./{}", d.path)).await {
-            Ok(b) => b,
-            Err(e) => {
-                warnings.push(format!("{}: {e}", d.path));
-                continue;
-            }
-        };
-        match sha256_hex(&bytes).await {
-            Ok(hash) if hash == d.sha256 && bytes.len() as u64 == d.bytes => {}
-            Ok(hash) => warnings.push(format!(
-                "{}: the file differs from the one published ({} bytes, SHA-256 {}…; expected {} bytes, {}…). It was modified or truncated: the numbers below are computed from the file as served, not the published one.",
-                d.path,
-                bytes.len(),
-                &hash[..12],
-                d.bytes,
-                &d.sha256[..d.sha256.len().min(12)]
-            )),
-            Err(e) => warnings.push(format!("{}: could not verify its SHA-256: {e}", d.path)),
-        }
-        let bytes = if d.gzip {
-            match gunzip(&bytes).await {
-                Ok(b) => b,
-                Err(e) => {
-                    warnings.push(format!("{}: {e}", d.path));
-                    continue;
-                }
-            }
-        } else {
-            bytes
-        };
-        match file_from_bytes(&bytes, &d.name) {
-            Ok(f) => files.push(f),
-            Err(e) => warnings.push(format!("{}: {e}", d.path)),
-        }
-    }
-    session.site.update(|s| {
-        if let Some(s) = s {
-            s.warnings = warnings;
-        }
-    });
-    session.add_files(files);
+    session.add_links(links);
 }
 
 async fn open_data_links(session: Session) {

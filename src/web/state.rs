@@ -39,6 +39,8 @@ pub struct FileEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SiteState {
     pub manifest: Arc<crate::site::SiteManifest>,
+    /// The absolute URL each data file of the manifest is downloaded from, in its order.
+    pub urls: Vec<String>,
     /// Integrity problems (hash or size mismatches, unreadable files).
     pub warnings: Vec<String>,
     /// Whether the recomputed report matched the published one (`None` until known).
@@ -494,17 +496,19 @@ impl Session {
             return;
         }
         let size = file.size();
-        let Some(id) = self
+        let Some((id, old)) = self
             .handles
             .try_update_value(|h| {
                 let (id, handle) = h.get_mut(index)?;
-                *handle = Handle::File(file);
-                Some(*id)
+                Some((*id, std::mem::replace(handle, Handle::File(file.clone()))))
             })
             .flatten()
         else {
             return;
         };
+        if let Handle::Link(url) = old {
+            self.verify_site_data(&url, file);
+        }
         self.files.update(|f| {
             if let Some(e) = f.iter_mut().find(|e| e.id == id) {
                 e.size = Some(size);
@@ -520,13 +524,43 @@ impl Session {
         if self.bridge.with_value(|b| b.job) != job {
             return;
         }
-        let Some(id) = self.handles.with_value(|h| h.get(index).map(|(id, _)| *id)) else {
+        let Some((id, handle)) = self.handles.with_value(|h| h.get(index).cloned()) else {
             return;
         };
         // The worker's computation ends with this failure: nothing of it is waited for.
         self.bridge.update_value(|b| b.busy = false);
         self.remove_files(&[id]);
+        if let Handle::Link(url) = handle {
+            if let Some(d) = self.site_data(&url) {
+                let warning = format!("{}: {message}", d.path);
+                self.site
+                    .update(|s| s.iter_mut().for_each(|s| s.warnings.push(warning.clone())));
+            }
+        }
         self.notice.set(Some(message));
+    }
+
+    /// The manifest entry of a published site's data file downloaded from `url`.
+    fn site_data(&self, url: &str) -> Option<crate::site::DataFile> {
+        self.site.with_untracked(|s| {
+            let s = s.as_ref()?;
+            let i = s.urls.iter().position(|u| u == url)?;
+            s.manifest.data.get(i).cloned()
+        })
+    }
+
+    /// Checks a site's data file, read as it downloaded, against the manifest: a mismatch is
+    /// added to the site's warnings when the digest is known.
+    fn verify_site_data(&self, url: &str, file: File) {
+        let Some(expected) = self.site_data(url) else {
+            return;
+        };
+        let site = self.site;
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Some(warning) = super::integrity::check(&file, &expected).await {
+                site.update(|s| s.iter_mut().for_each(|s| s.warnings.push(warning.clone())));
+            }
+        });
     }
 
     fn import_options(&self) -> crate::formats::ImportOptions {

@@ -120,12 +120,16 @@ pub fn ProgressBar() -> impl IntoView {
     }
 }
 
-/// "Reading runs.tar.gz: 1,204 members, 40.1 of 126.0 MB read, 812.3 MB decompressed".
+/// "Reading runs.tar.gz: 1204 members, 40.1 of 126.0 MB read, 812.3 MB decompressed"; a
+/// single compressed file (no members) without the count.
 fn archive_text(a: &crate::web::protocol::ArchiveRead) -> String {
     let name = a.name.rsplit('/').next().unwrap_or(&a.name);
+    let members = match a.members {
+        0 => String::new(),
+        n => format!("{n} members, "),
+    };
     format!(
-        "Reading {name}: {} members, {:.1} of {:.1} MB read, {:.1} MB decompressed",
-        a.members,
+        "Reading {name}: {members}{:.1} of {:.1} MB read, {:.1} MB decompressed",
         a.read as f64 / 1e6,
         a.size as f64 / 1e6,
         a.decompressed as f64 / 1e6
