@@ -51,11 +51,16 @@ test('two .eval logs of different models: table = CLI, tool errors shown, models
   await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor();
   const cells = compareTableToReport(await readMainTable(page), report);
   t.diagnostic(`${cells} main-table cells equal the CLI's`);
-  // The import notes are listed (the self-check of each log among them).
+  // The self-check of each log that agrees is listed apart, as the report's checks: not an
+  // input problem.
   const problems = await page.getByTestId('error-item').allTextContents();
+  assert.ok(!problems.some((p) => p.includes('self-check')), problems.join('\n'));
+  const checks = await page.getByTestId('check-item').allTextContents();
+  assert.equal(checks.length, report.checks.length, checks.join('\n'));
+  report.checks.forEach((c, i) => assert.ok(checks[i].endsWith(c.message), checks[i]));
   assert.ok(
-    problems.some((p) => p.includes('log.eval') && p.includes('self-check') && p.includes('agrees')),
-    problems.join('\n'),
+    checks.some((p) => p.includes('log.eval') && p.includes('self-check') && p.includes('agrees')),
+    checks.join('\n'),
   );
 
   // The rollout browser shows sample 1's Inspect tool error (a timeout) at its first error.

@@ -212,7 +212,7 @@ test('?data= links: a .tar.gz read while it downloads, zip, no length, damaged: 
     await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.getAttribute('data-state') === 'ready', null, { timeout: 200_000 });
     const r = await report(page);
     const cli = JSON.parse(cliReportBytes([name], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
-    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'inputs', 'notes']) {
+    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'checks', 'inputs', 'notes']) {
       assert.deepEqual(r[key], cli[key], `${name}: ${key}`);
     }
     assert.ok(r.conditions.length > 0, name);
@@ -424,7 +424,7 @@ test('gzip decompressed by the browser itself: the CLI\'s report, damaged stream
     if (workers >= 2) assert.equal(each[0], 0, `${name}: the scoring worker decoded (${each})`);
     const r = await report(page);
     const cli = JSON.parse(cliReportBytes([name], { cwd: dir, bootstrap: 200, seed: 0 }).toString('utf8'));
-    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'inputs', 'notes']) {
+    for (const key of ['conditions', 'paired', 'diagnostics', 'diagnostics_total', 'problems', 'checks', 'inputs', 'notes']) {
       assert.deepEqual(r[key], cli[key], `${name} (${mode}, ${workers} workers): ${key}`);
     }
     if (name.startsWith('cut')) assert.ok(cli.diagnostics.some((d) => /cut short|was cut/.test(d.message)), JSON.stringify(cli.diagnostics));

@@ -71,13 +71,17 @@ test('a dropped ToolSandbox run folder: table = CLI, τ stated, calls with their
   const footnote = await page.locator('.footnote').first().innerText();
   assert.match(footnote, /Success on toolsandbox: no traceback and similarity ≥ 1/);
 
-  // The run's messages: the excluded provider error, the scenario without trajectory, the
-  // self-check.
+  // The run's messages: the excluded provider error, the scenario without trajectory; the
+  // self-check, which passed, apart from them.
   const problems = await page.getByTestId('error-item').allInnerTexts();
   for (const p of problems) t.diagnostic(p);
   assert.ok(problems.some((p) => /1 scenarios excluded.*APITimeoutError/.test(p)), 'provider error said');
   assert.ok(problems.some((p) => /have no trajectory files.*missing_one/.test(p)), 'missing trajectory said');
-  assert.ok(problems.some((p) => /self-check: .* matches/.test(p)), 'self-check said');
+  assert.ok(!problems.some((p) => /self-check/.test(p)), 'a passed self-check is no problem');
+  const checks = await page.getByTestId('check-item').allInnerTexts();
+  assert.equal(checks.length, 1, checks.join('\n'));
+  assert.match(checks[0], /self-check: .* matches/);
+  assert.match(await page.getByTestId('check-list').innerText(), /Self-checks passed: 1/);
 
   // The rollout viewer: the permuted parallel batch and the scrambled name.
   await page.getByTestId('tab-rollouts').click();

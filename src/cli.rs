@@ -1166,15 +1166,31 @@ fn convert_into(
 }
 
 /// Prints a corpus's problems to stderr: one line per kind with its count and first example,
-/// or with `verbose` every diagnostic kept (the first ones, then a count).
+/// or with `verbose` every diagnostic kept (the first ones, then a count); then the self-checks
+/// that passed (one line for all of them unless `verbose`).
 fn print_diagnostics(corpus: &crate::rollout::Corpus, verbose: bool) {
-    let lines = if verbose {
+    let mut lines = if verbose {
         diagnostic_lines(corpus)
     } else {
         problem_lines(corpus)
     };
+    lines.extend(check_lines(corpus, verbose));
     for line in lines {
         eprintln!("{line}");
+    }
+}
+
+/// The self-checks that passed: each one with `verbose` or when it is the only one, else their
+/// count (they are confirmations, not problems).
+fn check_lines(corpus: &crate::rollout::Corpus, verbose: bool) -> Vec<String> {
+    match corpus.checks.len() {
+        0 => Vec::new(),
+        1 => vec![corpus.checks[0].to_string()],
+        _ if verbose => corpus.checks.iter().map(|d| d.to_string()).collect(),
+        n => vec![format!(
+            "{n} self-checks passed: figures the files state themselves, recomputed from their \
+             rows and found equal (--verbose lists them)"
+        )],
     }
 }
 

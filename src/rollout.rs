@@ -467,6 +467,10 @@ pub struct Corpus {
     /// Every diagnostic by kind, in order of first appearance.
     pub problems: Vec<ProblemKind>,
     problem_index: HashMap<String, usize>,
+    /// The input's own figures that reading confirmed (a log's aggregate success rate, a run
+    /// summary's mean similarity, recomputed from its rows and found equal): not problems, so
+    /// neither diagnostics nor counted among them. A check that fails is a diagnostic.
+    pub checks: Vec<Diagnostic>,
 }
 
 impl Corpus {
@@ -676,6 +680,7 @@ impl Corpus {
             model_paths: self.model_paths.clone(),
             problems: self.problems.clone(),
             problem_index: self.problem_index.clone(),
+            checks: self.checks.clone(),
         }
     }
 

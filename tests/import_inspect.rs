@@ -394,13 +394,24 @@ fn fixture_logs_in_both_containers_and_every_compression() {
     assert_eq!(outcomes(&eval.0), want());
     let random = read(&fixture("log.eval"), 0, true);
     assert_eq!(outcomes(&random.0), want());
-    let notes =
-        |c: &Corpus| -> Vec<String> { c.diagnostics.iter().map(|d| d.message.clone()).collect() };
+    let notes = |c: &Corpus| -> Vec<String> {
+        c.diagnostics
+            .iter()
+            .chain(&c.checks)
+            .map(|d| d.message.clone())
+            .collect()
+    };
     assert_eq!(notes(&json.0), notes(&eval.0));
     assert_eq!(notes(&eval.0), notes(&random.0));
-    assert!(notes(&json.0)
+    // The self-check that agrees is a passed check, not a diagnostic.
+    assert!(json.0.checks.iter().any(|d| d
+        .message
+        .contains("(3/5 scored samples) agrees with the log's match accuracy")));
+    assert!(!json
+        .0
+        .diagnostics
         .iter()
-        .any(|m| m.contains("(3/5 scored samples) agrees with the log's match accuracy")));
+        .any(|d| d.message.contains("self-check")));
 
     // The same entries zstd-compressed (Inspect ≥ 0.3.206) and stored read the same.
     let bytes = std::fs::read(fixture("log.eval")).unwrap();

@@ -134,7 +134,8 @@ fn every_rule_on_the_fixture_run() {
         .as_deref()
         .unwrap()
         .ends_with("timestamp_scrambled/execution_context.json"));
-    // The run's messages: exclusion, missing trajectory, self-check; nothing else.
+    // The run's messages: exclusion, missing trajectory; nothing else. The self-check that
+    // passed is no problem: it is among the checks.
     let m = messages(&corpus);
     assert!(
         has_message(&corpus, &["1 scenarios excluded", "APITimeoutError"]),
@@ -144,7 +145,11 @@ fn every_rule_on_the_fixture_run() {
         has_message(&corpus, &["1 of the 9 scenarios", "missing_one"]),
         "{m:?}"
     );
-    assert!(has_message(&corpus, &["self-check", "matches"]), "{m:?}");
+    assert!(
+        has_passed_check(&corpus, &["self-check", "matches"]),
+        "{m:?}"
+    );
+    assert!(!has_message(&corpus, &["self-check"]), "{m:?}");
     assert!(has_message(&corpus, &["conversation.json alone"]), "{m:?}");
     assert!(
         has_message(
@@ -155,7 +160,8 @@ fn every_rule_on_the_fixture_run() {
     );
     assert!(!has_message(&corpus, &["SyntaxError"]), "{m:?}");
     assert!(!has_message(&corpus, &["holds no rollouts"]), "{m:?}");
-    assert_eq!(corpus.diagnostics.len(), 5, "{m:?}");
+    assert_eq!(corpus.diagnostics.len(), 4, "{m:?}");
+    assert_eq!(corpus.checks.len(), 1, "{:?}", corpus.checks);
     assert!(corpus.files.iter().all(|f| f.errors == 0));
 
     // The rollout viewer re-reads each scenario from its trajectory file.
@@ -403,7 +409,11 @@ fn released_runs() {
             flagged,
             "{run}"
         );
-        assert!(has_message(&corpus, &["self-check", "matches"]), "{run}");
+        assert!(
+            has_passed_check(&corpus, &["self-check", "matches"]),
+            "{run}"
+        );
+        assert!(!has_message(&corpus, &["self-check"]), "{run}");
         assert!(has_message(&corpus, &["have no trajectory files"]), "{run}");
         // Every rollout reads back in the viewer.
         for i in 0..corpus.rollouts.len() {

@@ -171,7 +171,20 @@ fn runs_merge_only_when_asked() {
 fn verbose_lists_every_problem() {
     let (r, stderr) = score(&["--verbose"]);
     let listed = stderr.lines().filter(|l| l.starts_with(REPO)).count() as u64;
-    assert_eq!(listed, r["diagnostics_total"].as_u64().unwrap(), "{stderr}");
+    // Every problem, then every self-check that passed (each run's summary agrees with its
+    // rows: not a problem, and not counted as one).
+    let checks = r["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{stderr}");
+    let total = r["diagnostics_total"].as_u64().unwrap();
+    assert_eq!(listed, total + checks.len() as u64, "{stderr}");
+    for c in checks {
+        let line = format!(
+            "{}: {}",
+            c["file"].as_str().unwrap(),
+            c["message"].as_str().unwrap()
+        );
+        assert!(stderr.lines().any(|l| l == line), "{line} not in {stderr}");
+    }
 }
 
 #[test]

@@ -96,7 +96,7 @@ def _is_names(value: Any, n: int) -> bool:
 
 def _warn(diagnostics: Sequence[str]) -> None:
     # What the CLI prints to stderr about the input (bad lines, which do not stop scoring,
-    # skipped records, importers' self-checks): one warning, and Report.diagnostics.
+    # skipped records, self-checks that failed): one warning, and Report.diagnostics.
     if diagnostics:
         warnings.warn(
             "prefix-exec: about the input:\n" + "\n".join(diagnostics),

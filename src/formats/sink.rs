@@ -202,6 +202,16 @@ impl Sink<'_> {
         }
     }
 
+    /// A check of the input's own figures that agreed (see [`Corpus::checks`]).
+    pub fn passed(&mut self, file: usize, message: String) {
+        let name = self.corpus.files[file].name.clone();
+        self.corpus.checks.push(Diagnostic {
+            file: name,
+            line: None,
+            message,
+        });
+    }
+
     /// A diagnostic that rejects nothing.
     pub fn warn(&mut self, file: usize, line: Option<u64>, message: String) {
         let name = self.corpus.files[file].name.clone();

@@ -410,15 +410,7 @@ fn assemble(
         rank_divergence,
         pareto,
         failure_clusters: crate::clusters::failure_clusters(corpus),
-        diagnostics: corpus
-            .diagnostics
-            .iter()
-            .map(|d| DiagnosticOut {
-                file: d.file.clone(),
-                line: d.line,
-                message: d.message.clone(),
-            })
-            .collect(),
+        diagnostics: corpus.diagnostics.iter().map(DiagnosticOut::of).collect(),
         diagnostics_total: corpus.diagnostics_total,
         problems: corpus
             .problems
@@ -426,13 +418,10 @@ fn assemble(
             .map(|p| ProblemOut {
                 kind: p.kind.clone(),
                 count: p.count,
-                example: DiagnosticOut {
-                    file: p.example.file.clone(),
-                    line: p.example.line,
-                    message: p.example.message.clone(),
-                },
+                example: DiagnosticOut::of(&p.example),
             })
             .collect(),
+        checks: corpus.checks.iter().map(DiagnosticOut::of).collect(),
         identity_violations,
         inputs: corpus
             .files

@@ -151,6 +151,11 @@ pub struct Report {
     /// the first of its kind: what the CLI prints and the app lists.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<ProblemOut>,
+    /// The input's own figures that reading recomputed and found equal (a log's aggregate
+    /// success rate, a run summary's mean similarity): confirmations, not problems. A check
+    /// that fails is among the diagnostics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<DiagnosticOut>,
     /// What was not computed and why (a dataset too big to bootstrap, too many pairs to compare
     /// automatically).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -553,6 +558,16 @@ pub struct DiagnosticOut {
     pub file: String,
     pub line: Option<u64>,
     pub message: String,
+}
+
+impl DiagnosticOut {
+    pub fn of(d: &crate::rollout::Diagnostic) -> DiagnosticOut {
+        DiagnosticOut {
+            file: d.file.clone(),
+            line: d.line,
+            message: d.message.clone(),
+        }
+    }
 }
 
 /// One kind of problem: how many diagnostics read this way, and the first of them.

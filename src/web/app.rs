@@ -101,6 +101,7 @@ pub fn App() -> impl IntoView {
                 <views::settings::SettingsPanel/>
                 <views::export::ExportPanel/>
                 <views::files::ErrorList/>
+                <views::files::CheckList/>
                 <views::files::ReportNotes/>
             </aside>
             <main class="main">

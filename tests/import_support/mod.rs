@@ -163,6 +163,14 @@ pub fn has_message(corpus: &Corpus, parts: &[&str]) -> bool {
         .any(|d| parts.iter().all(|p| d.message.contains(p)))
 }
 
+/// Whether a self-check that passed says all of `parts` (a passed check is no diagnostic).
+pub fn has_passed_check(corpus: &Corpus, parts: &[&str]) -> bool {
+    corpus
+        .checks
+        .iter()
+        .any(|d| parts.iter().all(|p| d.message.contains(p)))
+}
+
 /// Every committed fixture file, for the whole-drop tests.
 pub const ALL_FIXTURES: [&str; 11] = [
     "tau-bench/tiny-model-retail.json",

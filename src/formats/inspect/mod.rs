@@ -78,6 +78,8 @@ pub(crate) trait Out {
     fn rollout(&mut self, draft: Draft, place: Place);
     /// A diagnostic; `error` counts it as a rejected element of the file.
     fn note(&mut self, line: Option<u64>, message: String, error: bool);
+    /// A self-check that agreed (not a diagnostic: [`crate::rollout::Corpus::checks`]).
+    fn passed(&mut self, message: String);
 }
 
 /// Per-file counts.
@@ -431,13 +433,15 @@ impl LogReader {
                 false,
             );
         }
-        if let Some(message) = self.self_check() {
-            sink.note(None, message, false);
+        match self.self_check() {
+            Some(Check::Agrees(message)) => sink.passed(message),
+            Some(Check::Problem(message)) => sink.note(None, message, false),
+            None => {}
         }
     }
 
     /// Compares the recomputed success rate with the log's own aggregate for the scorer.
-    fn self_check(&self) -> Option<String> {
+    fn self_check(&self) -> Option<Check> {
         let t = &self.tally;
         let scorer = self.options.scorer.clone().or(self.run.scorer.clone())?;
         let (_, _, metrics) = self
@@ -449,29 +453,36 @@ impl LogReader {
             .iter()
             .find_map(|m| metrics.get(*m).map(|v| (*m, *v)))?;
         if t.scored == 0 {
-            return Some(format!(
+            return Some(Check::Problem(format!(
                 "self-check: the log's {scorer} {metric} is {value:.4}, but no sample here was \
                  scored to compare with"
-            ));
+            )));
         }
         let ours = t.successes as f64 / t.scored as f64;
         let agrees = (ours - value).abs() < 1e-6;
         Some(if agrees {
-            format!(
+            Check::Agrees(format!(
                 "self-check: the recomputed success rate {ours:.4} ({}/{} scored samples) agrees \
                  with the log's {scorer} {metric}",
                 t.successes, t.scored
-            )
+            ))
         } else {
-            format!(
+            Check::Problem(format!(
                 "self-check: the recomputed success rate {ours:.4} ({}/{} scored samples) \
                  differs from the log's {scorer} {metric} {value:.4} (the log averages the \
                  scorer's values over its samples: partial credit, a custom success value or \
                  threshold, samples not in this file, or epoch reduction make them differ)",
                 t.successes, t.scored
-            )
+            ))
         })
     }
+}
+
+/// A self-check's outcome: it agreed, or it is a problem to state (it differs, or there was
+/// nothing to compare).
+enum Check {
+    Agrees(String),
+    Problem(String),
 }
 
 /// Whether the first bytes of a `.json` file are an Inspect log's: an object whose first
@@ -666,6 +677,10 @@ impl Out for ToSink<'_, '_> {
         } else {
             self.sink.warn(self.file, line, message);
         }
+    }
+
+    fn passed(&mut self, message: String) {
+        self.sink.passed(self.file, message);
     }
 }
 

@@ -1174,8 +1174,21 @@ impl RunReport {
         self.calls > 0 && self.syntax_errors as f64 > SYNTAX_ERROR_SHARE * self.calls as f64
     }
 
-    /// The run's messages for the report: exclusions, missing trajectories, the SyntaxError
-    /// flag and the self-check.
+    /// The self-check when it agrees: the summary's mean similarity recomputed from its rows
+    /// (a confirmation, not a problem: [`crate::rollout::Corpus::checks`]).
+    pub(crate) fn passed_check(&self) -> Option<String> {
+        let (ours, theirs) = (self.mean_similarity?, self.summary_mean_similarity?);
+        similarity_agrees(ours, theirs).then(|| {
+            format!(
+                "self-check: the mean similarity of the {} scenario rows, {ours:.6}, matches \
+                 the summary's ALL_CATEGORIES similarity",
+                self.scenarios
+            )
+        })
+    }
+
+    /// The run's problems for the report: exclusions, missing trajectories, the SyntaxError
+    /// flag and a self-check that failed or could not be made.
     pub(crate) fn messages(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (t, n) in &self.provider_errors {
@@ -1223,21 +1236,13 @@ impl RunReport {
             ));
         }
         match (self.mean_similarity, self.summary_mean_similarity) {
-            (Some(ours), Some(theirs)) => {
-                if (ours - theirs).abs() <= SELF_CHECK_TOLERANCE {
-                    out.push(format!(
-                        "self-check: the mean similarity of the {} scenario rows, {ours:.6}, \
-                         matches the summary's ALL_CATEGORIES similarity",
-                        self.scenarios
-                    ));
-                } else {
-                    out.push(format!(
-                        "self-check failed: the mean similarity of the {} scenario rows is \
-                         {ours:.6} but the summary's ALL_CATEGORIES similarity is {theirs:.6}: \
-                         the rows and the aggregate disagree (an edited or mixed file?)",
-                        self.scenarios
-                    ));
-                }
+            (Some(ours), Some(theirs)) if !similarity_agrees(ours, theirs) => {
+                out.push(format!(
+                    "self-check failed: the mean similarity of the {} scenario rows is \
+                     {ours:.6} but the summary's ALL_CATEGORIES similarity is {theirs:.6}: \
+                     the rows and the aggregate disagree (an edited or mixed file?)",
+                    self.scenarios
+                ));
             }
             (Some(_), None) => out.push(
                 "self-check skipped: the summary has no category_aggregated_results.\
@@ -1248,6 +1253,11 @@ impl RunReport {
         }
         out
     }
+}
+
+/// The run's rows and its summary agree on the mean similarity.
+fn similarity_agrees(ours: f64, theirs: f64) -> bool {
+    (ours - theirs).abs() <= SELF_CHECK_TOLERANCE
 }
 
 /// One trajectory file of a run, read (or not).
@@ -1422,6 +1432,7 @@ pub(crate) fn convert_run(
     };
     let (outcomes, report, strays) = join_run(&s, &read, &facts, options);
     notes.extend(report.messages());
+    notes.extend(report.passed_check());
     for i in strays {
         notes.push(format!(
             "trajectory of scenario {:?}: not in result_summary.json (or given twice)",

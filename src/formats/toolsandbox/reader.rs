@@ -593,4 +593,7 @@ fn finish_run(out: &mut Sink<'_>, s: usize, mut run: Run) {
     for m in report.messages() {
         out.warn(s, None, m);
     }
+    if let Some(m) = report.passed_check() {
+        out.passed(s, m);
+    }
 }

@@ -789,6 +789,50 @@ pub fn ErrorList() -> impl IntoView {
     }
 }
 
+/// The input's own figures that reading recomputed and found equal (the report's `checks`):
+/// confirmations, listed apart from the problems, folded when there are many.
+#[component]
+pub fn CheckList() -> impl IntoView {
+    let results = expect_context::<Session>().results();
+    move || {
+        results
+            .report
+            .get()
+            .filter(|r| !r.checks.is_empty())
+            .map(|r| {
+                let items = r
+                    .checks
+                    .iter()
+                    .map(|d| {
+                        view! {
+                            <li data-testid="check-item">
+                                <code>{d.file.clone()}</code>
+                                " "
+                                <span>{d.message.clone()}</span>
+                            </li>
+                        }
+                    })
+                    .collect_view();
+                let n = r.checks.len();
+                // A few are shown open; many (one per run of a leaderboard) fold.
+                let open = n <= 3;
+                view! {
+                    <section class="panel notes checks" data-testid="check-list">
+                        <details open=open>
+                            <summary>
+                                <h2>{format!("Self-checks passed: {n}")}</h2>
+                            </summary>
+                            <p class="hint">
+                                "Figures the files state themselves, recomputed from their rows and found equal."
+                            </p>
+                            <ul>{items}</ul>
+                        </details>
+                    </section>
+                }
+            })
+    }
+}
+
 /// What the report left out and why (a dataset too big to bootstrap, too many pairs).
 #[component]
 pub fn ReportNotes() -> impl IntoView {
