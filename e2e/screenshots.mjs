@@ -5,7 +5,8 @@
 // (survival curves overlaid), docs/screenshot-compare.png (paired comparison) and
 // docs/screenshot-aligned.png (a task's two rollouts aligned call by call);
 // then the whole folder picked at once: docs/screenshot-folder.png (the file list grouped by run,
-// the table with its Crashed column, at 1,280 px); then the shared message transcripts
+// the table with its Crashed column, at 1,280 px) and docs/screenshot-problems.png (its input
+// problems by kind, and apart from them the self-checks that passed); then the shared message transcripts
 // (generic/: Toolathlon, AgentDojo-style, an SGLang export) picked as a folder:
 // docs/screenshot-transcripts.png (the mappings the files were read with, and the table); the
 // folder as one .tar.gz dropped: docs/screenshot-archive.png, and opened as a `?data=` link
@@ -95,6 +96,19 @@ try {
   await p.waitForTimeout(400);
   await p.screenshot({ path: path.join(ROOT, 'docs', 'screenshot-folder.png') });
   console.log('wrote docs/screenshot-folder.png');
+  // The same folder's input problems by kind, and apart from them the self-checks that passed.
+  await p.getByTestId('check-list').locator('summary').click();
+  const errors = p.getByTestId('error-list');
+  await errors.scrollIntoViewIfNeeded();
+  const a = await errors.boundingBox();
+  const b = await p.getByTestId('check-list').boundingBox();
+  const scroll = await p.evaluate(() => window.scrollY);
+  await p.screenshot({
+    path: path.join(ROOT, 'docs', 'screenshot-problems.png'),
+    fullPage: true,
+    clip: { x: a.x - 4, y: a.y + scroll - 4, width: Math.max(a.width, b.width) + 8, height: Math.min(b.y + b.height - a.y + 8, 1400) },
+  });
+  console.log('wrote docs/screenshot-problems.png');
 } finally {
   await whole.close();
 }

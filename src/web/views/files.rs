@@ -805,8 +805,8 @@ pub fn CheckList() -> impl IntoView {
                     .iter()
                     .map(|d| {
                         view! {
-                            <li data-testid="check-item">
-                                <code>{d.file.clone()}</code>
+                            <li data-testid="check-item" title=d.file.clone()>
+                                <code>{short_path(&d.file)}</code>
                                 " "
                                 <span>{d.message.clone()}</span>
                             </li>
@@ -830,6 +830,16 @@ pub fn CheckList() -> impl IntoView {
                     </section>
                 }
             })
+    }
+}
+
+/// A file's path as a narrow column shows it: its last two parts (a run folder and its
+/// summary, a log's folder and its name), the whole path on hover.
+fn short_path(path: &str) -> String {
+    let parts: Vec<&str> = path.rsplitn(3, '/').collect();
+    match parts.as_slice() {
+        [name, folder, _] => format!("…/{folder}/{name}"),
+        _ => path.to_string(),
     }
 }
 
