@@ -27,4 +27,8 @@ bash bench/size.sh --check
 step "Python wheel: build, install into a fresh venv, pytest without Rust (scripts/python.sh)"
 bash scripts/python.sh
 step "end-to-end tests (headless Chromium)"
+# The CLI the e2e tests compare the app with, and the synthetic grid's generator, built once in
+# release (they share its compile): the debug CLI took minutes over the big inputs.
+cargo build --release --locked --quiet --bin prefix-exec --example synth_grid
+export PREFIX_EXEC_CLI="$PWD/target/release/prefix-exec"
 node --test --test-concurrency=1 e2e/
