@@ -151,6 +151,14 @@ class Report:
         return list(self._native.diagnostics)
 
     @property
+    def checks(self) -> List[str]:
+        """Self-checks that passed, as ``file: message``: figures the files state themselves (an
+        Inspect log's aggregate success rate, a ToolSandbox summary's mean similarity),
+        recomputed from their rows and found equal. Confirmations, not problems: a check that
+        fails is among :attr:`diagnostics`."""
+        return [f"{c['file']}: {c['message']}" for c in self._data().get("checks", [])]
+
+    @property
     def rank_tables(self) -> List[Dict[str, Any]]:
         """The report's ``ranks`` entries as plain dicts (see :meth:`ranks`)."""
         return self._data().get("ranks", [])

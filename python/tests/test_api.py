@@ -390,6 +390,10 @@ def test_a_results_repository_reads_right():
     merged = prefix_exec.score(REPO, bootstrap=0, merge_runs=True)
     sandbox = [(c["method"], c["n"]) for c in merged.conditions if c["dataset"] == "toolsandbox"]
     assert sandbox == [("default", 14)]
+    # Each run's summary agrees with its rows: two checks passed, neither among the problems.
+    assert len(r.checks) == 2, r.checks
+    assert all("self-check: the mean similarity" in c and "matches" in c for c in r.checks)
+    assert not any("self-check" in d for d in r.diagnostics)
 
 
 def test_archives_read_as_the_folder_they_hold(tmp_path):
