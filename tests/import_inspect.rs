@@ -256,10 +256,21 @@ fn check(e: &Expect, corpus: &Corpus, format: Option<Format>, how: &str) {
         .iter()
         .map(|d| d.message.as_str())
         .collect();
+    let checks: Vec<&str> = corpus.checks.iter().map(|d| d.message.as_str()).collect();
     for want in e.notes {
+        // A self-check that agrees is a check passed, never a diagnostic.
+        let (found, not_in) = if want.contains("agrees with the log") {
+            (&checks, &messages)
+        } else {
+            (&messages, &checks)
+        };
         assert!(
-            messages.iter().any(|m| m.contains(want)),
-            "{ctx}: missing {want:?} in {messages:#?}"
+            found.iter().any(|m| m.contains(want)),
+            "{ctx}: missing {want:?} in {found:#?}"
+        );
+        assert!(
+            !not_in.iter().any(|m| m.contains(want)),
+            "{ctx}: {want:?} misplaced in {not_in:#?}"
         );
     }
     assert_eq!(corpus.files[0].errors, 0, "{ctx}: {messages:#?}");
