@@ -155,6 +155,11 @@ thread_local! {
     /// Which corpus is loaded: a number counted up each time a computation replaces it (a
     /// rescore keeps it, and so keeps its search index).
     static LOADED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// The newest progress message the throttle held back, and whether a timer will post it:
+    /// a read that then waits (a slow download, the pool's answers) shows where it is, not
+    /// where the last message left it. Any message posted after it replaces it.
+    static HELD_PROGRESS: RefCell<Option<FromWorker>> = const { RefCell::new(None) };
+    static HELD_TIMER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static INDEX: RefCell<Indexing> = const { RefCell::new(Indexing::None) };
 }
 
@@ -241,6 +246,7 @@ fn post(msg: &FromWorker) {
 /// Posts a message with extra fields (binary data that should not go through JSON); the
 /// buffers in `transfer` are moved to the receiver rather than copied.
 fn post_with(msg: &FromWorker, fields: &[(&str, &JsValue)], transfer: Option<&js_sys::Array>) {
+    HELD_PROGRESS.with(|h| h.borrow_mut().take());
     let text = serde_json::to_string(msg).unwrap_or_default();
     let obj = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
@@ -1054,30 +1060,59 @@ impl Reading {
     /// `read` bytes of link `name` (file `file`) downloaded, of `size` where the server said,
     /// before it is read (`web::fetched::download`): phase `download <name>`.
     fn downloading(&mut self, name: &str, read: u64, size: Option<u64>, file: usize) {
-        if now() - self.last > PROGRESS_MS {
-            self.last = now();
-            self.post(&format!("download {name}"), read, size.unwrap_or(0), file);
-        }
+        self.throttled(&format!("download {name}"), read, size.unwrap_or(0), file);
     }
 
     /// `done` bytes and `files_read` files read, at most one message per [`PROGRESS_MS`].
     fn report(&mut self, done: f64, files_read: usize) {
+        self.throttled("parse", done as u64, self.total as u64, files_read);
+    }
+
+    /// Posts at most one message per [`PROGRESS_MS`]; one held back is posted by a timer
+    /// unless a newer message goes first.
+    fn throttled(&mut self, phase: &str, done: u64, total: u64, files_read: usize) {
+        let msg = self.message(phase, done, total, files_read);
         if now() - self.last > PROGRESS_MS {
             self.last = now();
-            self.post("parse", done as u64, self.total as u64, files_read);
+            post(&msg);
+        } else {
+            hold_progress(msg);
         }
     }
 
     fn post(&self, phase: &str, done: u64, total: u64, files_read: usize) {
-        post(&FromWorker::Progress {
+        post(&self.message(phase, done, total, files_read));
+    }
+
+    fn message(&self, phase: &str, done: u64, total: u64, files_read: usize) -> FromWorker {
+        FromWorker::Progress {
             job: self.job,
             phase: phase.to_string(),
             done,
             total,
             files: [files_read as u64, self.files as u64],
             archive: self.archive.clone(),
-        });
+        }
     }
+}
+
+/// Keeps `msg` to be posted [`PROGRESS_MS`] from now, when the worker is waiting (a timer runs
+/// only then), unless a newer message is posted first.
+fn hold_progress(msg: FromWorker) {
+    HELD_PROGRESS.with(|h| *h.borrow_mut() = Some(msg));
+    if HELD_TIMER.with(|t| t.replace(true)) {
+        return;
+    }
+    let fire = Closure::once_into_js(|| {
+        HELD_TIMER.with(|t| t.set(false));
+        if let Some(msg) = HELD_PROGRESS.with(|h| h.borrow_mut().take()) {
+            post(&msg);
+        }
+    });
+    let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(
+        fire.unchecked_ref(),
+        PROGRESS_MS as i32,
+    );
 }
 
 fn now() -> f64 {
