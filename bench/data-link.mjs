@@ -15,36 +15,19 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { DIST, launch, startServer, waitMounted } from '../e2e/lib.mjs';
+import { option, sendPaced } from './paced.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const file = opt('file');
+const file = option('file');
 if (!file) throw new Error('--file is required');
-const mbps = Number(opt('mbps', '20'));
-const runs = Number(opt('runs', '3'));
+const mbps = Number(option('mbps', '20'));
+const runs = Number(option('runs', '3'));
 const body = fs.readFileSync(file);
 const name = path.basename(file);
-const PIECE = 64 << 10;
 
 let sent = null;
 const route = async (req, res, pathname) => {
   if (pathname !== `/runs/${name}`) return false;
-  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
-  const start = performance.now();
-  for (let at = 0; at < body.length; at += PIECE) {
-    const piece = body.subarray(at, Math.min(at + PIECE, body.length));
-    if (!res.write(piece)) await new Promise((r) => res.once('drain', r));
-    if (mbps > 0) {
-      const due = start + ((at + piece.length) / (mbps * 1e6)) * 1000;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-  res.end();
-  sent = (performance.now() - start) / 1000;
+  sent = await sendPaced(res, body, mbps);
   return true;
 };
 

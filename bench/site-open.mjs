@@ -16,18 +16,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { launch, startServer } from '../e2e/lib.mjs';
+import { option, sendPaced } from './paced.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const site = opt('site');
+const site = option('site');
 if (!site) throw new Error('--site is required');
 const root = path.resolve(site);
-const mbps = Number(opt('mbps', '20'));
-const runs = Number(opt('runs', '3'));
-const PIECE = 64 << 10;
+const mbps = Number(option('mbps', '20'));
+const runs = Number(option('runs', '3'));
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'report.json'), 'utf8'));
 const bytes = manifest.data.reduce((n, d) => n + d.bytes, 0);
 
@@ -36,18 +31,7 @@ const route = async (req, res, pathname) => {
   const m = pathname.match(/^\/(data\/.+)$/);
   if (!m || !fs.existsSync(path.join(root, m[1]))) return false;
   const body = fs.readFileSync(path.join(root, m[1]));
-  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
-  const start = performance.now();
-  for (let at = 0; at < body.length; at += PIECE) {
-    const piece = body.subarray(at, Math.min(at + PIECE, body.length));
-    if (!res.write(piece)) await new Promise((r) => res.once('drain', r));
-    if (mbps > 0) {
-      const wait = start + ((at + piece.length) / (mbps * 1e6)) * 1000 - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-  res.end();
-  sent = (performance.now() - start) / 1000;
+  sent = await sendPaced(res, body, mbps);
   return true;
 };
 

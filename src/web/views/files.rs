@@ -711,15 +711,7 @@ pub fn ErrorList() -> impl IntoView {
         Some(l) => format!("{}:{}", d.file, l),
         None => d.file.clone(),
     };
-    let item = move |d: &crate::report::DiagnosticOut| {
-        view! {
-            <li data-testid="error-item">
-                <code>{place(d)}</code>
-                " "
-                <span>{d.message.clone()}</span>
-            </li>
-        }
-    };
+    let item = move |d: &crate::report::DiagnosticOut| located("error-item", place(d), None, d);
     view! {
         {move || {
             report()
@@ -803,15 +795,7 @@ pub fn CheckList() -> impl IntoView {
                 let items = r
                     .checks
                     .iter()
-                    .map(|d| {
-                        view! {
-                            <li data-testid="check-item" title=d.file.clone()>
-                                <code>{short_path(&d.file)}</code>
-                                " "
-                                <span>{d.message.clone()}</span>
-                            </li>
-                        }
-                    })
+                    .map(|d| located("check-item", short_path(&d.file), Some(d.file.clone()), d))
                     .collect_view();
                 let n = r.checks.len();
                 // A few are shown open; many (one per run of a leaderboard) fold.
@@ -830,6 +814,23 @@ pub fn CheckList() -> impl IntoView {
                     </section>
                 }
             })
+    }
+}
+
+/// One entry of a list of located messages: where (`place`, the whole path on hover when
+/// `title` is given), then the message.
+fn located(
+    testid: &'static str,
+    place: String,
+    title: Option<String>,
+    d: &crate::report::DiagnosticOut,
+) -> impl IntoView {
+    view! {
+        <li data-testid=testid title=title>
+            <code>{place}</code>
+            " "
+            <span>{d.message.clone()}</span>
+        </li>
     }
 }
 
