@@ -872,9 +872,15 @@ fn on_message(event: MessageEvent) {
             let (lens, prepared) = super::pool::whole::prepare_batch(&lens, &bytes);
             let prepared = js_sys::Uint8Array::from(&prepared[..]);
             let transfer = js_sys::Array::of1(&prepared.buffer());
+            // The batch's buffer goes back too, for the coordinator to fill again.
+            let mut fields: Vec<(&str, &JsValue)> = vec![("prepared", &prepared)];
+            if let Some(array) = bytes.dyn_ref::<js_sys::Uint8Array>() {
+                transfer.push(&array.buffer());
+                fields.push(("bytes", &bytes));
+            }
             post_with(
                 &FromWorker::PoolWholePrepared { run, batch, lens },
-                &[("prepared", &prepared)],
+                &fields,
                 Some(&transfer),
             );
         }

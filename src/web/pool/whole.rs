@@ -37,6 +37,11 @@ const BATCH_BYTES: usize = 1 << 20;
 /// reads on (each member is at most `WHOLE_MEMBER_BYTES`, 1 MiB).
 const AHEAD_MEMBERS: usize = 1024;
 const AHEAD_BYTES: usize = 48 << 20;
+/// A fresh batch buffer's size: room for any batch (it closes past `BATCH_BYTES`, and a member
+/// held whole is at most 1 MiB), so every buffer the pool sends back fits the next batch.
+const BUFFER_BYTES: usize = 2 * BATCH_BYTES + 64;
+/// Buffers kept for reuse: the most in flight at once, and a few more.
+const SPARE_BUFFERS: usize = 8;
 
 /// A batch formed and not sent yet: its number, its members' lengths and their bytes one after
 /// the other (one `Uint8Array`: one copy out of this worker's memory per batch, not per member).
@@ -53,6 +58,9 @@ struct Whole {
     dropped_below: usize,
     waiting: Option<js_sys::Function>,
     broken: bool,
+    /// Batch buffers the pool sent back, filled again for the next batches: copying into a
+    /// buffer already touched costs no page faults (fresh 1 MiB buffers did, for each batch).
+    spare: Vec<js_sys::ArrayBuffer>,
 }
 
 thread_local! {
@@ -102,6 +110,7 @@ impl PoolSink {
                     dropped_below: 0,
                     waiting: None,
                     broken: false,
+                    spare: Vec::new(),
                 })
             });
             id
@@ -214,7 +223,17 @@ impl PoolSink {
         self.batch += 1;
         let members = self.held.range(self.held.len() - g.count..);
         let lens = members.clone().map(|h| h.bytes.len() as u32).collect();
-        let array = js_sys::Uint8Array::new_with_length(g.bytes as u32);
+        let buffer = WHOLE
+            .with(|w| {
+                let mut w = w.borrow_mut();
+                let spare = &mut w.as_mut()?.spare;
+                let fits = spare
+                    .iter()
+                    .position(|b| b.byte_length() as usize >= g.bytes)?;
+                Some(spare.swap_remove(fits))
+            })
+            .unwrap_or_else(|| js_sys::ArrayBuffer::new(g.bytes.max(BUFFER_BYTES) as u32));
+        let array = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, g.bytes as u32);
         let mut at = 0u32;
         for h in members {
             let end = at + h.bytes.len() as u32;
@@ -327,11 +346,20 @@ pub fn batch_back(index: usize, run: u32, batch: usize, lens: Vec<Option<u32>>, 
         .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
         .map(|a| a.to_vec())
         .unwrap_or_default();
+    let returned = js_sys::Reflect::get(data, &"bytes".into())
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        .map(|a| a.buffer());
     let resolve = WHOLE.with(|w| {
         let mut w = w.borrow_mut();
         let state = w.as_mut().filter(|r| r.id == run)?;
         if let Some(n) = state.in_flight.get_mut(index) {
             *n = n.saturating_sub(1);
+        }
+        if let Some(buffer) = returned {
+            if state.spare.len() < SPARE_BUFFERS && buffer.byte_length() > 0 {
+                state.spare.push(buffer);
+            }
         }
         if batch >= state.dropped_below {
             let mut at = 0usize;
