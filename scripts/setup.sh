@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent set-up of everything the build and the tests need, from the registries only
-# (crates.io, npm, Debian). Nothing here downloads a prebuilt binary or a browser.
+# Idempotent set-up of everything the build and the tests need, from the registries only (the
+# Rust package registry, npm's, Debian's). Nothing here downloads a prebuilt binary or a browser.
 # Versions are pinned; see docs/toolchain.md for why each pin exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +23,10 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-# 3. Trunk, built from crates.io (a faster, less optimised build: it is a dev tool).
+# 3. Trunk, built from the Rust package registry (a faster, less optimised build: it is a dev
+#    tool).
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  log "installing trunk $TRUNK_VERSION from crates.io (about 9 minutes)"
+  log "installing trunk $TRUNK_VERSION from the Rust package registry (about 9 minutes)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
     cargo install trunk --version "$TRUNK_VERSION" --locked
@@ -34,7 +35,7 @@ fi
 # 4. wasm-bindgen-cli; must equal the wasm-bindgen crate pinned in Cargo.toml / Cargo.lock.
 #    Not --locked: one locked dependency version is missing from the registry mirror.
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from crates.io (about 4 minutes)"
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust package registry (about 4 minutes)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"

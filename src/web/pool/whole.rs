@@ -4,7 +4,8 @@
 //!
 //! The coordinator frames the stream's members itself (the tar framing is sequential), and
 //! hands each member read whole to a [`PoolSink`]: the sink holds it, and sends a copy, in
-//! batches, to the pool workers. Each worker computes what follows from a member's bytes alone
+//! batches, to the pool workers (a JSON object's: an array's preparation is not worth the
+//! copies, [`worth_sending`]). Each worker computes what follows from a member's bytes alone
 //! ([`prepare_encoded`]: its format, and the ToolSandbox reader's reading of an execution
 //! context) and sends that back; the coordinator pushes the held members in the archive's
 //! order, each with its preparation ([`PreparedFile::with_encoded`]), so it does only the
@@ -72,12 +73,12 @@ struct Held {
     name: String,
     options: ImportOptions,
     bytes: Vec<u8>,
-    /// Its batch, and its place in it.
-    batch: usize,
-    at: usize,
+    /// Its batch, and its place in it; `None`: not sent to the pool ([`worth_sending`]), pushed
+    /// as soon as the members before it are.
+    slot: Option<(usize, usize)>,
 }
 
-/// The members being gathered into the next batch (the last `count` held).
+/// The members being gathered into the next batch (the last `count` held that are sent).
 #[derive(Default)]
 struct Gathering {
     count: usize,
@@ -128,7 +129,10 @@ impl PoolSink {
     /// broke down: read here).
     pub fn land(&mut self, ingest: &mut Ingest) {
         while let Some(front) = self.held.front() {
-            let (batch, at) = (front.batch, front.at);
+            let Some((batch, at)) = front.slot else {
+                self.push_front(ingest, None);
+                continue;
+            };
             let prepared = WHOLE.with(|w| {
                 let mut w = w.borrow_mut();
                 match w.as_mut().filter(|r| Some(r.id) == self.run) {
@@ -149,7 +153,7 @@ impl PoolSink {
                 return;
             };
             self.push_front(ingest, prepared);
-            let next = self.held.front().map(|h| h.batch);
+            let next = self.held.iter().find_map(|h| h.slot).map(|(b, _)| b);
             if next != Some(batch) {
                 WHOLE.with(|w| {
                     if let Some(run) = w.borrow_mut().as_mut() {
@@ -170,7 +174,10 @@ impl PoolSink {
         let Some(front) = self.held.front() else {
             return;
         };
-        let batch = front.batch;
+        // A member not sent waits for nothing: `land` pushes it.
+        let Some((batch, _)) = front.slot else {
+            return;
+        };
         if batch == self.batch {
             self.close_batch();
         }
@@ -221,8 +228,13 @@ impl PoolSink {
         }
         let batch = self.batch;
         self.batch += 1;
-        let members = self.held.range(self.held.len() - g.count..);
-        let lens = members.clone().map(|h| h.bytes.len() as u32).collect();
+        // The batch's members are the last `g.count` sent, among members not sent.
+        let mut members: Vec<&Held> = (self.held.iter().rev())
+            .filter(|h| h.slot.is_some_and(|(b, _)| b == batch))
+            .take(g.count)
+            .collect();
+        members.reverse();
+        let lens = members.iter().map(|h| h.bytes.len() as u32).collect();
         let buffer = WHOLE
             .with(|w| {
                 let mut w = w.borrow_mut();
@@ -260,6 +272,19 @@ impl MemberSink for PoolSink {
         if self.run.is_none() {
             return InOrder.whole(ingest, name, options, bytes);
         }
+        if !worth_sending(&bytes) {
+            if self.held.is_empty() {
+                return InOrder.whole(ingest, name, options, bytes);
+            }
+            self.held_bytes += bytes.len();
+            self.held.push_back(Held {
+                name,
+                options: options.clone(),
+                bytes,
+                slot: None,
+            });
+            return;
+        }
         self.gathering.count += 1;
         self.gathering.bytes += bytes.len();
         self.held_bytes += bytes.len();
@@ -267,8 +292,7 @@ impl MemberSink for PoolSink {
             name,
             options: options.clone(),
             bytes,
-            batch: self.batch,
-            at: self.gathering.count - 1,
+            slot: Some((self.batch, self.gathering.count - 1)),
         });
         if self.gathering.count >= BATCH_MEMBERS || self.gathering.bytes >= BATCH_BYTES {
             self.close_batch();
@@ -282,7 +306,7 @@ impl MemberSink for PoolSink {
         }
         // Read here, now: what comes next must follow them. Their preparations are not
         // awaited, and dropped when they come.
-        let below = self.held.back().map_or(0, |h| h.batch + 1);
+        let below = self.held.iter().rev().find_map(|h| h.slot).map_or(0, |(b, _)| b + 1);
         while !self.held.is_empty() {
             self.push_front(ingest, None);
         }
@@ -308,6 +332,16 @@ impl Drop for PoolSink {
             }
         });
     }
+}
+
+/// Whether a member's preparation is worth the copies to a pool worker and back. Only an
+/// object's can be (a ToolSandbox summary's or execution context's reading comes back whole);
+/// an array's (a ToolSandbox `conversation.json`, tau-bench results) comes back as its format
+/// alone, which the first element tells here for less than the copies cost. Where a member is
+/// prepared never changes its reading.
+fn worth_sending(bytes: &[u8]) -> bool {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// Sends the batches formed to the pool workers with room for them, the least busy first.
