@@ -306,7 +306,12 @@ impl MemberSink for PoolSink {
         }
         // Read here, now: what comes next must follow them. Their preparations are not
         // awaited, and dropped when they come.
-        let below = self.held.iter().rev().find_map(|h| h.slot).map_or(0, |(b, _)| b + 1);
+        let below = self
+            .held
+            .iter()
+            .rev()
+            .find_map(|h| h.slot)
+            .map_or(0, |(b, _)| b + 1);
         while !self.held.is_empty() {
             self.push_front(ingest, None);
         }
