@@ -19,10 +19,10 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::framing::count_lines;
+use super::framing::{count_lines, strip_bom};
 use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
 use super::ZIP_MAGIC;
-use crate::formats::scan::Scanned;
+use crate::formats::scan::{skip_ws, Scanned};
 use crate::formats::{readers, Format, FormatReader};
 
 /// A whole file's bytes and what was computed from them ahead; see the module documentation.
@@ -108,6 +108,16 @@ pub fn prepare_encoded(bytes: &[u8]) -> Option<Vec<u8>> {
     .ok()
 }
 
+/// Whether [`prepare_encoded`]'s bytes can spare the worker holding the ingest more than the
+/// copies to another worker and back cost: only an object's can (a ToolSandbox summary's or
+/// execution context's reading comes back whole). An array's (a ToolSandbox
+/// `conversation.json`, tau-bench results) comes back as its format alone, which its first
+/// element tells there for less. Where a file is prepared never changes its reading.
+pub fn worth_encoding(bytes: &[u8]) -> bool {
+    let body = strip_bom(bytes);
+    body.get(skip_ws(body, 0)) == Some(&b'{')
+}
+
 /// A [`PreparedDocument`] as sent between workers.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct WireDocument {
@@ -160,4 +170,20 @@ fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<P
         reading,
         lines: count_lines(bytes),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worth_encoding;
+
+    #[test]
+    fn only_objects_are_worth_encoding() {
+        assert!(worth_encoding(b"{\"_dbs\": {}}"));
+        assert!(worth_encoding(b"\xEF\xBB\xBF \n\t{\n}"));
+        assert!(!worth_encoding(b"[\n  {\"role\": \"system\"}\n]"));
+        assert!(!worth_encoding(b"\xEF\xBB\xBF  [1]"));
+        assert!(!worth_encoding(b""));
+        assert!(!worth_encoding(b" \n "));
+        assert!(!worth_encoding(b"{\"dataset\": 1}"[1..].as_ref()));
+    }
 }

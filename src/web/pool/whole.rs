@@ -5,7 +5,7 @@
 //! The coordinator frames the stream's members itself (the tar framing is sequential), and
 //! hands each member read whole to a [`PoolSink`]: the sink holds it, and sends a copy, in
 //! batches, to the pool workers (a JSON object's: an array's preparation is not worth the
-//! copies, [`worth_sending`]). Each worker computes what follows from a member's bytes alone
+//! copies, [`worth_encoding`]). Each worker computes what follows from a member's bytes alone
 //! ([`prepare_encoded`]: its format, and the ToolSandbox reader's reading of an execution
 //! context) and sends that back; the coordinator pushes the held members in the archive's
 //! order, each with its preparation ([`PreparedFile::with_encoded`]), so it does only the
@@ -26,7 +26,7 @@ use wasm_bindgen::JsCast;
 use super::super::protocol::ToWorker;
 use crate::formats::ImportOptions;
 use crate::ingest::archive::{InOrder, MemberSink};
-use crate::ingest::whole::prepare_encoded;
+use crate::ingest::whole::{prepare_encoded, worth_encoding};
 use crate::ingest::{Ingest, PreparedFile};
 
 /// Batches a pool worker holds at once (it prepares one while the next is on its way).
@@ -73,7 +73,7 @@ struct Held {
     name: String,
     options: ImportOptions,
     bytes: Vec<u8>,
-    /// Its batch, and its place in it; `None`: not sent to the pool ([`worth_sending`]), pushed
+    /// Its batch, and its place in it; `None`: not sent to the pool ([`worth_encoding`]), pushed
     /// as soon as the members before it are.
     slot: Option<(usize, usize)>,
 }
@@ -272,7 +272,7 @@ impl MemberSink for PoolSink {
         if self.run.is_none() {
             return InOrder.whole(ingest, name, options, bytes);
         }
-        if !worth_sending(&bytes) {
+        if !worth_encoding(&bytes) {
             if self.held.is_empty() {
                 return InOrder.whole(ingest, name, options, bytes);
             }
@@ -337,16 +337,6 @@ impl Drop for PoolSink {
             }
         });
     }
-}
-
-/// Whether a member's preparation is worth the copies to a pool worker and back. Only an
-/// object's can be (a ToolSandbox summary's or execution context's reading comes back whole);
-/// an array's (a ToolSandbox `conversation.json`, tau-bench results) comes back as its format
-/// alone, which the first element tells here for less than the copies cost. Where a member is
-/// prepared never changes its reading.
-fn worth_sending(bytes: &[u8]) -> bool {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// Sends the batches formed to the pool workers with room for them, the least busy first.
