@@ -24,12 +24,13 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 # 3. Trunk, built from the Rust package registry (a faster, less optimised build: it is a dev
-#    tool).
+#    tool), without its default features: TLS (rustls, ring) serves only its downloads of tools
+#    and its update check, neither of which may happen here.
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   log "installing trunk $TRUNK_VERSION from the Rust package registry (about 9 minutes)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
-    cargo install trunk --version "$TRUNK_VERSION" --locked
+    cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features
 fi
 
 # 4. wasm-bindgen-cli; must equal the wasm-bindgen crate pinned in Cargo.toml / Cargo.lock.
