@@ -18,6 +18,12 @@ step "cargo clippy (the Python extension module, python/; needs a Python interpr
 cargo clippy -p prefix-exec-python --all-targets --locked -- -D warnings
 step "cargo clippy (wasm32: app, worker, library)"
 cargo clippy --lib --bins --target wasm32-unknown-unknown --locked -- -D warnings
+# The release CLI, with the synthetic grid's generator (they share its compile): the Rust
+# tests that run the CLI as a process (tests/support/cli_bin.rs) and the browser tests compare
+# with it; unoptimised, the CLI took minutes over every released run.
+step "cargo build --release (the CLI and the synthetic grid's generator)"
+cargo build --release --locked --quiet --bin prefix-exec --example synth_grid
+export PREFIX_EXEC_CLI="$PWD/target/release/prefix-exec"
 step "cargo test"
 cargo test --locked
 step "trunk build --release"
@@ -27,8 +33,4 @@ bash bench/size.sh --check
 step "Python wheel: build, install into a fresh venv, pytest without Rust (scripts/python.sh)"
 bash scripts/python.sh
 step "end-to-end tests (headless Chromium)"
-# The CLI the e2e tests compare the app with, and the synthetic grid's generator, built once in
-# release (they share its compile): the debug CLI took minutes over the big inputs.
-cargo build --release --locked --quiet --bin prefix-exec --example synth_grid
-export PREFIX_EXEC_CLI="$PWD/target/release/prefix-exec"
 node --test --test-concurrency=1 e2e/

@@ -3,9 +3,11 @@
 //! The archives are built here, from the repository fixture (`tests/fixtures/repo`) and from
 //! `../shared/data/released-runs` when it is there (never committed).
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use prefix_exec::formats::inspect::archive::build_zip;
 use prefix_exec::formats::ImportOptions;
@@ -76,7 +78,7 @@ fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
 
 /// The CLI's report JSON of `paths`.
 fn score(paths: &[&Path], extra: &[&str]) -> (Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out = cli_bin::command()
         .arg("score")
         .args(paths)
         .args(["--bootstrap", "300", "--json", "-", "-q"])
@@ -429,7 +431,7 @@ fn released_runs_as_archives_read_as_their_folders() {
     }
     // A converted run as a .jsonl.gz.
     let out = dir.join("tau.jsonl");
-    let o = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let o = cli_bin::command()
         .args(["convert"])
         .arg(root.join("tau-bench/gpt-4o-airline.json"))
         .arg("-o")
@@ -467,7 +469,7 @@ fn archives_read_the_same_on_any_thread_count() {
         write(&dir, "many.zip", &zip),
     ] {
         let run = |threads: &str| {
-            Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+            cli_bin::command()
                 .arg("score")
                 .arg(&a)
                 .args([

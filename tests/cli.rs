@@ -1,8 +1,11 @@
 //! The `prefix-exec` binary on the golden input: exit codes, diagnostics on stderr, and a
 //! `--json -` report identical to the library's for the same settings.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use prefix_exec::report::{build_report, Report, Settings};
 use serde_json::Value;
@@ -13,7 +16,7 @@ fn golden_dir() -> PathBuf {
 
 /// Runs `prefix-exec <args>` in `dir`.
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .current_dir(dir)
         .args(args)
         .output()

@@ -1,9 +1,12 @@
 //! The library entry points of `cli` (what the Python package calls) against the `prefix-exec`
 //! binary: the same report bytes, the same canonical lines, the command line's messages.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use prefix_exec::cli::{convert_inputs, score_inputs, Input};
 
@@ -12,7 +15,7 @@ fn golden_dir() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .current_dir(golden_dir())
         .args(args)
         .output()

@@ -3,8 +3,11 @@
 //! condition's counts add up to its RR-Eligible —, the clusters' CSV is the report's, and the
 //! clusters do not depend on the thread count.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -20,7 +23,7 @@ const FILES: &[&str] = &[
 ];
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .current_dir(SHARED)
         .args(args)
         .output()

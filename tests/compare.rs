@@ -2,7 +2,8 @@
 //! hand-computed differences, the same numbers as method/model pairs where both apply, the
 //! automatic leaderboard pairs, and the CLI's `--compare`.
 
-use std::process::Command;
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
 
 use prefix_exec::ingest::read_files;
 use prefix_exec::report::{build_report, ConditionRef, PairSide, PairedReport, Report, Settings};
@@ -358,7 +359,7 @@ fn cli_compare_with_awkward_names() {
     std::fs::create_dir_all(&dir).unwrap();
     let text = lines.join("\n") + "\n";
     std::fs::write(dir.join("runs.jsonl"), &text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out = cli_bin::command()
         .current_dir(&dir)
         .args([
             "score",
@@ -402,7 +403,7 @@ fn cli_compare_with_awkward_names() {
         serde_json::json!([[{"model": ma, "method": xa}, {"model": mb, "method": xb}]])
     );
     // Three values are refused.
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out = cli_bin::command()
         .args(["score", "x.jsonl", "--compare", "a", "b", "c"])
         .output()
         .unwrap();

@@ -3,9 +3,12 @@
 //! the common tasks' rollouts scored alone, number for number; a filter's report states it;
 //! an empty filter changes no byte; a filter keeping nothing fails with a message.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -25,7 +28,7 @@ const FILES: &[&str] = &[
 ];
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .current_dir(dir)
         .args(args)
         .output()

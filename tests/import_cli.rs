@@ -1,14 +1,17 @@
 //! `prefix-exec convert` and the import flags of `prefix-exec score`, through the binary.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 mod import_support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use import_support::{fixtures, ALL_FIXTURES};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .args(args)
         .output()
         .expect("the binary runs")

@@ -4,8 +4,10 @@
 //! condition with its N, the cross-condition pair of the two BFCL models on their shared tasks,
 //! `--compare` on names with `/`, and the leaderboard table. Skipped when the folder is absent.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -28,7 +30,7 @@ fn score(extra: &[&str]) -> Option<(Value, String)> {
         println!("skipped: shared data not found at {SHARED}");
         return None;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out = cli_bin::command()
         .current_dir(SHARED)
         .arg("score")
         .args(FILES)
@@ -273,7 +275,7 @@ fn the_whole_folder_as_one_path() {
     }
     // The folder as given, with extra flags: the report JSON.
     let score_folder = |extra: &[&str]| -> Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        let out = cli_bin::command()
             .current_dir(Path::new(SHARED).parent().unwrap())
             .args([
                 "score",

@@ -5,8 +5,10 @@
 //! the same bytes on one thread and on two, and point ranks alone without the bootstrap.
 //! Skipped when the folder is absent.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -32,7 +34,7 @@ fn score(files: &[&str], args: &[&str]) -> Option<(Value, String, String)> {
         println!("skipped: shared data not found at {SHARED}");
         return None;
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out = cli_bin::command()
         .current_dir(SHARED)
         .arg("score")
         .args(files)

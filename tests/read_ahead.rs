@@ -6,6 +6,9 @@
 //! pushed for the file before, and whether the preparation came whole or through the compact
 //! form the browser's pool workers send (`ingest::whole::prepare_encoded`).
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 mod import_support;
 
 use import_support::{fixture, fixtures, walk};
@@ -214,7 +217,7 @@ fn the_cli_reads_a_folder_the_same_on_any_number_of_threads() {
     let mut reports = Vec::new();
     for threads in ["1", "2", "4"] {
         let json = out.join(format!("report-{threads}.json"));
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+        let status = cli_bin::command()
             .args([
                 "score",
                 "--bootstrap",

@@ -4,15 +4,18 @@
 //! never committed beside another model's of that name, a tau2 run named by a Hugging Face
 //! cache path, code and notebooks). Through the binary, as a user runs it.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/repo");
 
 fn score(extra: &[&str]) -> (Value, String) {
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    let out: Output = cli_bin::command()
         .args(["score", REPO, "--bootstrap", "200", "--json", "-", "-q"])
         .args(extra)
         .output()

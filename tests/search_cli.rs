@@ -4,9 +4,12 @@
 //! itself —, the released files and their conversion give the same step hits, the hits do
 //! not depend on the thread count, and a bad pattern fails with a message.
 
+#[path = "support/cli_bin.rs"]
+mod cli_bin;
+
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -20,7 +23,7 @@ const FILES: &[&str] = &[
 ];
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_prefix-exec"))
+    cli_bin::command()
         .current_dir(dir)
         .args(args)
         .output()
