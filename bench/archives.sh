@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 run=../shared/data/released-runs/toolsandbox/agent_openai/gpt-4.1_user_openai/gpt-4o-20240806_08_13_2025_00_17_37
 [ -f "$run/result_summary.json" ] || { echo "shared run not found at $run" >&2; exit 1; }
-out="bench/out/leaderboard-v2-x$copies"
+out="bench/out/leaderboard-v3-x$copies"
 if [ ! -d "$out" ]; then
   python3 bench/make_leaderboard.py "$run" "$out.tmp" --copies "$copies"
   mv "$out.tmp" "$out"

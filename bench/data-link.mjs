@@ -1,7 +1,7 @@
 // Browser benchmark of a `?data=URL` link: the time from opening the page at `?data=` to the
 // report, with the body served at a set rate (a download that takes time, as a real one does).
 //
-//   node bench/data-link.mjs --file bench/out/leaderboard-v2-x15.tar.gz [--mbps 20] [--runs 3]
+//   node bench/data-link.mjs --file bench/out/leaderboard-v3-x15.tar.gz [--mbps 20] [--runs 3]
 //
 // The app is the built dist/ (E2E_DIST to point elsewhere, e.g. an older build to compare).
 // The server sends the body in 64 KiB pieces at --mbps MB/s (0: as fast as it can) with its

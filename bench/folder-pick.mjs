@@ -5,7 +5,7 @@
 // second the picker is replaced by an init script that returns a directory of the origin
 // private file system (OPFS) holding a copy of the folder (copied before the clock starts).
 //
-//   node bench/folder-pick.mjs --folder bench/out/leaderboard-v2-x15 [--bootstrap 0] [--runs 1]
+//   node bench/folder-pick.mjs --folder bench/out/leaderboard-v3-x15 [--bootstrap 0] [--runs 1]
 //
 // Prints, per run and way, pick → files listed (the page's file list shows them) and
 // pick → ready (the report is shown), and for the second the floor of a plain JS walk of the
@@ -21,7 +21,7 @@ function option(name, fallback) {
   const i = process.argv.lastIndexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
-const folder = path.resolve(option('folder', 'bench/out/leaderboard-v2-x15'));
+const folder = path.resolve(option('folder', 'bench/out/leaderboard-v3-x15'));
 const bootstrap = Number(option('bootstrap', 0));
 const runs = Number(option('runs', 1));
 const NAME = path.basename(folder);

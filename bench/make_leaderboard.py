@@ -46,7 +46,7 @@ def vary_summary(data, rng, i):
     agg = s.get("category_aggregated_results", {}).get("ALL_CATEGORIES")
     if isinstance(agg, dict) and sims:
         agg["similarity"] = sum(sims) / len(sims)
-    return json.dumps(s, indent=2).encode()
+    return json.dumps(s, indent=4).encode()
 
 
 def vary_context(data, rng, i, messages=False):
@@ -71,7 +71,10 @@ def vary_context(data, rng, i, messages=False):
             elif exc is None and row.get("openai_tool_call_id") and rng.random() < 0.05:
                 arg = f"arg_{rng.randrange(100)}"
                 row["tool_call_exception"] = rng.choice(ERRORS).format(arg=arg) + f" [run {i}]"
-    return json.dumps(d).encode()
+    # As the harness writes it (the shared run's files are indented by 4): a benchmark on
+    # one-line files would measure a path no real run takes (a one-line object's keys are
+    # read, and so the whole file parsed, to tell a document from JSONL).
+    return json.dumps(d, indent=4).encode()
 
 
 def main() -> int:

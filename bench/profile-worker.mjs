@@ -3,7 +3,7 @@
 // time. The worker is reached through the page's DevTools session (Target.setAutoAttach); the
 // wasm functions are named by the wasm's name section where the build kept it.
 //
-//   node bench/profile-worker.mjs --file bench/out/leaderboard-v2-x15.tar.gz [--top 40]
+//   node bench/profile-worker.mjs --file bench/out/leaderboard-v3-x15.tar.gz [--top 40]
 //                                 [--bootstrap 0] [--wasm-gzip] [--names] [--inclusive]
 //                                 [--under NAME] [--pool K]
 //

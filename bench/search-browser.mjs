@@ -5,8 +5,8 @@
 // tab's search box, each timed from the click to the hits on screen (the page's own clock, the
 // `data-ms` of its answer: the worker matches the index). Numbers only; nothing asserted.
 //
-//   node bench/search-browser.mjs --folder bench/out/leaderboard-v2-x15 [--runs 3]
-//   node bench/search-browser.mjs --file bench/out/leaderboard-v2-x15.zip   (an archive dropped)
+//   node bench/search-browser.mjs --folder bench/out/leaderboard-v3-x15 [--runs 3]
+//   node bench/search-browser.mjs --file bench/out/leaderboard-v3-x15.zip   (an archive dropped)
 
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +18,7 @@ function option(name, fallback) {
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 const archive = option('file', null);
-const folder = path.resolve(option('folder', 'bench/out/leaderboard-v2-x15'));
+const folder = path.resolve(option('folder', 'bench/out/leaderboard-v3-x15'));
 const runs = Number(option('runs', 3));
 const QUERIES = [
   ['low battery|cellular', 'all'],
