@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything the build and the tests need, from the registries only (the
 # Rust package registry, npm's, Debian's). Nothing here downloads a prebuilt binary or a browser.
-# Versions are pinned; see docs/toolchain.md for why each pin exists.
+# Versions are pinned; the comments below say why each pin exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
