@@ -51,10 +51,41 @@ impl fmt::Display for ScanError {
 
 /// Index of the first byte at or after `i` that is not JSON whitespace.
 pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    // An indented document's whitespace comes in runs of spaces: eight at a time first.
+    while b.get(i..i + 8).is_some_and(|w| w == b"        ") {
+        i += 8;
+    }
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
     i
+}
+
+/// The first byte at or after `i` that opens or closes a string, an object or an array (`"`,
+/// `{`, `}`, `[`, `]`): all that a container's scan looks at outside strings. Eight bytes at a
+/// time (the bytes between those — indentation, colons, commas, numbers, literals — are most of
+/// an indented document outside its strings), then the byte itself.
+fn next_structural(b: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Non-zero iff some byte of `w` equals `c` (the classic zero-byte test on `w ^ c…c`).
+    let has = |w: u64, c: u8| {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    while let Some(Ok(word)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        let w = u64::from_le_bytes(word);
+        // `[` and `]` are `{` and `}` with bit 5 clear, and no other byte sets to them.
+        let folded = w | (ONES * 0x20);
+        if (has(w, b'"') | has(folded, b'{') | has(folded, b'}')) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    let rest = b.get(i..)?;
+    rest.iter()
+        .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+        .map(|k| i + k)
 }
 
 /// The end (exclusive) of the JSON value starting at `i` (which must not be whitespace).
@@ -67,22 +98,21 @@ pub(crate) fn value_end(b: &[u8], i: usize) -> Result<usize, ScanError> {
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
-            while j < b.len() {
-                match b[j] {
+            while let Some(k) = next_structural(b, j) {
+                match b[k] {
                     b'"' => {
-                        j = string_end(b, j)?;
+                        j = string_end(b, k)?;
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
+                    _ => {
                         depth -= 1;
                         if depth == 0 {
-                            return Ok(j + 1);
+                            return Ok(k + 1);
                         }
                     }
-                    _ => {}
                 }
-                j += 1;
+                j = k + 1;
             }
             Err(ScanError::Truncated)
         }
@@ -390,6 +420,72 @@ impl<'a> LineCounter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scans as they were before they skipped eight bytes at a time: one byte at a time.
+    fn skip_ws_bytewise(b: &[u8], mut i: usize) -> usize {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    }
+
+    fn value_end_bytewise(b: &[u8], i: usize) -> Result<usize, ScanError> {
+        match b.get(i) {
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                let mut j = i;
+                while j < b.len() {
+                    match b[j] {
+                        b'"' => {
+                            j = string_end(b, j)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Ok(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                Err(ScanError::Truncated)
+            }
+            _ => value_end(b, i),
+        }
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Word-at-a-time scans end where byte-at-a-time ones do, on any bytes: JSON's
+        /// structural bytes and whitespace in runs of any length against the eight-byte words,
+        /// the bytes one bit from a bracket (`;`, `_`, `y`, `}`'s neighbours), and any byte.
+        #[test]
+        fn word_scans_equal_byte_scans(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "{", "}", "[", "]", "\"", "\\", " ", "        ", "\n", "\t", ":", ",",
+                        "1", "null", "a", "[[", "]]", ";", "_", "y", "{\"k\": ", "\u{e9}",
+                    ]).prop_map(|s| s.as_bytes().to_vec()),
+                    proptest::num::u8::ANY.prop_map(|c| vec![c]),
+                ],
+                0..80,
+            ),
+            start in 0usize..16,
+        ) {
+            let b: Vec<u8> = parts.concat();
+            for i in [start.min(b.len()), skip_ws_bytewise(&b, 0)] {
+                proptest::prop_assert_eq!(skip_ws(&b, i), skip_ws_bytewise(&b, i));
+                if i < b.len() {
+                    proptest::prop_assert_eq!(value_end(&b, i), value_end_bytewise(&b, i));
+                }
+            }
+        }
+    }
 
     fn spans(text: &str) -> Vec<Result<String, ScanError>> {
         let b = text.as_bytes();
