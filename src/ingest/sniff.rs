@@ -238,9 +238,14 @@ pub(crate) fn binary_kind(probe: &[u8]) -> Option<&'static str> {
         }
         Err(_) => (None, true),
     };
-    if let Some(valid) = valid.filter(|v| !v.as_bytes().contains(&0) && !v.contains('\u{FFFD}')) {
-        let bad = usize::from(cut);
-        return (bad * 10 > valid.chars().count() + bad).then_some("a binary file");
+    let clean = |v: &&str| {
+        memchr::memchr(0, v.as_bytes()).is_none()
+            && memchr::memmem::find(v.as_bytes(), "\u{FFFD}".as_bytes()).is_none()
+    };
+    if let Some(valid) = valid.filter(clean) {
+        // Valid UTF-8 is text; a character cut at the probe's end is one bad character, and
+        // more than one in ten makes it binary.
+        return (cut && 10 > valid.chars().count() + 1).then_some("a binary file");
     }
     let text = String::from_utf8_lossy(probe);
     let bad = text
