@@ -27,7 +27,7 @@ fi
 #    tool), without its default features: TLS (rustls, ring) serves only its downloads of tools
 #    and its update check, neither of which may happen here.
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
-  log "installing trunk $TRUNK_VERSION from the Rust package registry (about 9 minutes)"
+  log "installing trunk $TRUNK_VERSION from the Rust package registry (4 to 9 minutes)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
     cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features
@@ -36,7 +36,7 @@ fi
 # 4. wasm-bindgen-cli; must equal the wasm-bindgen crate pinned in Cargo.toml / Cargo.lock.
 #    Not --locked: one locked dependency version is missing from the registry mirror.
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust package registry (about 4 minutes)"
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION from the Rust package registry (2 to 4 minutes)"
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
