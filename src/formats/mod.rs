@@ -59,6 +59,7 @@ pub(crate) mod json_text;
 pub mod names;
 pub(crate) mod object;
 pub(crate) mod pairing;
+pub(crate) mod path;
 pub(crate) mod pyrepr;
 pub mod runs;
 pub(crate) mod scan;

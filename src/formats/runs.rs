@@ -62,7 +62,7 @@ impl RunGroup {
 
 /// The run a path belongs to: its kind and folder.
 fn run_of(path: &str) -> (RunKind, String) {
-    let parts: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let parts: Vec<&str> = super::path::components(path).collect();
     let n = parts.len();
     let dir = |k: usize| parts[..k].join("/");
     if n >= 3 && parts[n - 3] == "trajectories" {
@@ -149,7 +149,7 @@ pub fn run_labels(keys: &[&str]) -> Vec<String> {
     }
     let parts: Vec<Vec<&str>> = keys
         .iter()
-        .map(|k| k.split(['/', '\\']).filter(|c| !c.is_empty()).collect())
+        .map(|k| super::path::components(k).collect())
         .collect();
     // What the named runs share (a rollout naming no run is `unnamed` whatever they share).
     let named: Vec<&Vec<&str>> = parts.iter().filter(|p| !p.is_empty()).collect();

@@ -199,11 +199,8 @@ fn is_inspect_log(zip: &Archive<'_>) -> bool {
 
 /// A member path as a file name: no empty, `.` or `..` components, no leading `/`.
 pub(super) fn clean(path: &str) -> String {
-    // Split at each separator in turn: a one-character pattern is searched bytewise, where a
-    // set of two is matched char by char (this runs for every member of an archive).
-    path.split('/')
-        .flat_map(|c| c.split('\\'))
-        .filter(|c| !c.is_empty() && *c != "." && *c != "..")
+    crate::formats::path::components(path)
+        .filter(|c| *c != "." && *c != "..")
         .collect::<Vec<_>>()
         .join("/")
 }

@@ -238,11 +238,11 @@ pub(crate) fn binary_kind(probe: &[u8]) -> Option<&'static str> {
         }
         Err(_) => (None, true),
     };
-    let clean = |v: &&str| {
+    let plain = |v: &&str| {
         memchr::memchr(0, v.as_bytes()).is_none()
             && memchr::memmem::find(v.as_bytes(), "\u{FFFD}".as_bytes()).is_none()
     };
-    if let Some(valid) = valid.filter(clean) {
+    if let Some(valid) = valid.filter(plain) {
         // Valid UTF-8 is text; a character cut at the probe's end is one bad character, and
         // more than one in ten makes it binary.
         return (cut && 10 > valid.chars().count() + 1).then_some("a binary file");

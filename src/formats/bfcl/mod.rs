@@ -398,7 +398,7 @@ pub(crate) fn model_from_path(name: &str) -> Option<String> {
         "live",
         ".",
     ];
-    let mut parts: Vec<&str> = name.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let mut parts: Vec<&str> = super::path::components(name).collect();
     parts.pop();
     if let Some(top) = parts.iter().rposition(|p| LAYOUT[..4].contains(p)) {
         return parts

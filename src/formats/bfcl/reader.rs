@@ -381,7 +381,7 @@ impl FormatReader for Bfcl {
 /// folder and the name's `_result`/`_score` ending made the same, so a result file and its
 /// score file have one counterpart (`m/*/BFCL_v4_multi_turn_base`).
 fn counterpart(name: &str) -> Option<String> {
-    let mut parts: Vec<&str> = name.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    let mut parts: Vec<&str> = crate::formats::path::components(name).collect();
     let file = parts.pop()?;
     let stem = file
         .strip_suffix("_result.json")

@@ -145,12 +145,7 @@ pub(crate) struct RunName {
 }
 
 fn components(path: &str) -> Vec<&str> {
-    // As `split(['/', '\\'])`, faster: each one-character pattern is searched bytewise (this
-    // runs for every file of a run folder).
-    path.split('/')
-        .flat_map(|c| c.split('\\'))
-        .filter(|c| !c.is_empty())
-        .collect()
+    super::path::components(path).collect()
 }
 
 /// The folder part of a file name (`""` for a bare name).

@@ -501,7 +501,7 @@ pub fn common_lead(paths: &[&str]) -> usize {
 
 /// A path's folders and its name.
 fn folders_of(path: &str) -> (Vec<&str>, &str) {
-    let mut parts: Vec<&str> = path.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let mut parts: Vec<&str> = crate::formats::path::components(path).collect();
     let name = parts.pop().unwrap_or_default();
     (parts, name)
 }
