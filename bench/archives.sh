@@ -4,7 +4,8 @@
 # packed as .tar.gz and .zip under bench/out/. Prints, natively, the wall time and peak RSS of
 # `prefix-exec score` (bootstrap off) on the folder, the .tar.gz and the .zip, and of `gzip -dc`
 # alone on the .tar.gz (the floor of any reader of it); then, unless --native-only, the
-# browser's pick → ready for the folder and drop → ready for each archive (bench/browser-big.mjs).
+# browser's pick → ready for the folder and drop → ready for each archive, with the CPU time the
+# browser's threads took (bench/browser-big.mjs).
 # Numbers only.
 #   bash bench/archives.sh [--copies N] [--native-only] [--runs N]
 # Needs ../shared/data/released-runs. Take figures on a quiet machine (load < 1.5) and report
@@ -45,9 +46,17 @@ done
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ "$native_only" = 1 ] && exit 0
 [ -f dist/index.html ] || trunk build --release --locked
-# The folder picked whole first (the figure the archives are measured against), then each archive.
-node bench/browser-big.mjs --folder "$out" --bootstrap 0 | grep -E '^#|pick→ready|peak RSS'
+# The folder picked whole first (the figure the archives are measured against), then each archive:
+# timed --runs times unsampled (the sampling takes CPU from the two cores the app computes on),
+# then once sampled for the peak RSS.
+browser() {
+  for i in $(seq "$runs"); do
+    node bench/browser-big.mjs "$@" --bootstrap 0 --interval 0 | grep -E '^#|pick→ready|CPU'
+  done
+  node bench/browser-big.mjs "$@" --bootstrap 0 | grep -E 'peak RSS'
+}
+browser --folder "$out"
 for input in "$out.tar.gz" "$out.zip"; do
-  node bench/browser-big.mjs --file "$input" --bootstrap 0 | grep -E '^#|pick→ready|peak RSS'
+  browser --file "$input"
 done
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"

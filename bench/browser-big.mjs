@@ -19,7 +19,11 @@
 // memory of the worker and of the page (their wasm_bindgen exports' memory) and the page's
 // performance.memory. The worker's memory cannot be read while it computes: the computation is
 // one long task, and the worker answers DevTools only once it is done; its share is in the
-// renderer's RSS. Prints numbers only; nothing is asserted.
+// renderer's RSS. --interval 0 samples nothing while it computes: the sampling takes CPU from
+// the two cores the app computes on (0.5 s of the 15-run leaderboard's 5 s), so the time is
+// best taken without it, and the memory in another run with it. Also printed: the CPU seconds
+// each of the browser's threads used from the pick to "ready" (/proc, by thread name).
+// Prints numbers only; nothing is asserted.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -124,6 +128,41 @@ function browserMemory() {
 // Page and worker probes
 // ------------------------------------------------------------------------------------------
 
+/** CPU ticks (1/100 s) used so far by each thread of the browser's processes, by "pid/tid". */
+function browserThreads() {
+  const threads = new Map();
+  for (const pid of descendants(process.pid)) {
+    let tids;
+    try {
+      if (!/chrom/i.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) continue;
+      tids = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        threads.set(`${pid}/${tid}`, { name, ticks: Number(f[11]) + Number(f[12]) });
+      } catch {
+        // gone
+      }
+    }
+  }
+  return threads;
+}
+
+/** CPU seconds each thread used between two `browserThreads`, most first. */
+function cpuBetween(before, after) {
+  const used = [];
+  for (const [key, t] of after) {
+    const s = (t.ticks - (before.get(key)?.ticks ?? 0)) / 100;
+    if (s > 0) used.push({ key, name: t.name, s });
+  }
+  return used.sort((a, b) => b.s - a.s);
+}
+
 /** Resolves to `promise`'s value, or to `fallback` after `ms`. */
 function within(promise, ms, fallback) {
   return Promise.race([promise.catch(() => fallback), sleep(ms).then(() => fallback)]);
@@ -204,10 +243,11 @@ async function run(server, bootstrap) {
     const before = { mem: browserMemory(), heap: await heapUsage(cdp) };
 
     const samples = [];
+    const cpuBefore = browserThreads();
     const t0 = performance.now();
     let done = false;
     const sampler = (async () => {
-      while (!done) {
+      while (!done && interval > 0) {
         const next = performance.now() + interval;
         const [p, heap] = await Promise.all([progress(page), heapUsage(cdp)]);
         const mem = browserMemory();
@@ -243,6 +283,7 @@ async function run(server, bootstrap) {
       await sampler;
     }
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuBetween(cpuBefore, browserThreads());
     const text = (await progress(page)).text;
     if (final !== 'ready') throw new Error(`the computation failed: ${text}`);
     await page.locator('[data-testid="main-table"][data-state="ready"]').waitFor({ timeout: 600_000 });
@@ -259,13 +300,20 @@ async function run(server, bootstrap) {
       workerWasm: await workerWasmBytes(page),
       pageWasm: await pageWasmBytes(page),
     };
-    return { bootstrap, seconds, text, notes, before, after, samples, pageErrors };
+    return { bootstrap, seconds, cpu, text, notes, before, after, samples, pageErrors };
   } finally {
     await browser.close();
   }
 }
 
 function report(r) {
+  if (r.samples.length === 0) {
+    console.log(`## resamples ${r.bootstrap}, workers ${workers ?? 'default'} (not sampled while computing)`);
+    printCpu(r);
+    console.log(`pick→ready                          ${r.seconds.toFixed(1)} s   (${r.text})`);
+    for (const e of r.pageErrors) console.log(`page error: ${e}`);
+    return;
+  }
   const peak = r.samples.reduce((a, s) => (s.rss > a.rss ? s : a), { rss: -1 });
   const peakPss = Math.max(...r.samples.map((s) => s.pss));
   const peakHeap = Math.max(...r.samples.map((s) => s.heapUsed).filter(Number.isFinite));
@@ -284,6 +332,7 @@ function report(r) {
     .map(([t, v]) => `${t}×${v.n} ${fmtMiB(v.rss)}`)
     .join(', ');
   console.log(`pick→ready                          ${r.seconds.toFixed(1)} s   (${r.text})`);
+  printCpu(r);
   console.log(`RSS before loading (sum, ${r.before.mem.procs} procs)     ${fmtMiB(r.before.mem.rss)}   (PSS ${fmtMiB(r.before.mem.pss)})`);
   console.log(`peak RSS while computing (sum)      ${fmtMiB(peak.rss)} at ${peak.t?.toFixed(1)} s   (peak PSS ${fmtMiB(peakPss)})`);
   console.log(`  by process type at the peak       ${types}`);
@@ -294,6 +343,12 @@ function report(r) {
   console.log(`worker wasm memory after ready      ${fmtMiB(r.after.workerWasm)}`);
   for (const n of r.notes) console.log(`report note: ${n}`);
   for (const e of r.pageErrors) console.log(`page error: ${e}`);
+}
+
+function printCpu(r) {
+  const total = r.cpu.reduce((a, t) => a + t.s, 0);
+  const busiest = r.cpu.slice(0, 6).map((t) => `${t.name}${process.env.CPU_KEYS ? `[${t.key}]` : ""} ${t.s.toFixed(2)}`).join(', ');
+  console.log(`browser CPU during pick→ready       ${total.toFixed(2)} s   (${busiest})`);
 }
 
 /** Bytes and files under a folder (or one file). */

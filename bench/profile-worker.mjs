@@ -5,12 +5,12 @@
 //
 //   node bench/profile-worker.mjs --file bench/out/leaderboard-v3-x15.tar.gz [--top 40]
 //                                 [--bootstrap 0] [--wasm-gzip] [--names] [--inclusive]
-//                                 [--under NAME] [--pool K]
+//                                 [--under NAME] [--pool K] [--page]
 //
 // The release build strips the wasm's function names. --names serves a copy of dist/ whose
 // worker wasm is the same cargo output put through wasm-bindgen and wasm-opt -O3 again with
 // its names kept (-g), so the profile names Rust functions (timings as the release's, within
-// noise). --inclusive ranks functions by the time spent in them and in what they called (each
+// noise). --page profiles the page's main thread instead of a worker. --inclusive ranks functions by the time spent in them and in what they called (each
 // function counted once per sample however deep it recurs); --under NAME counts only the samples
 // whose stack holds a function whose name contains NAME. Prints numbers only; a profile samples every 200 µs and slows the worker somewhat.
 
@@ -79,7 +79,7 @@ try {
     return message;
   };
   const send = (sessionId, method, params = {}) =>
-    new Promise((resolve) => {
+    sessionId === 'page' ? cdp.send(method, params).then((result) => ({ result })) : new Promise((resolve) => {
       const path = Array.isArray(sessionId) ? sessionId : [sessionId];
       const id = next++;
       waiting.set(id, resolve);
@@ -98,6 +98,7 @@ try {
     console.log(`# ${nested.length} pool worker sessions`);
     worker = nested[Number(poolIndex)];
   }
+  if (process.argv.includes('--page')) worker = 'page';
   await send(worker, 'Profiler.enable');
   await send(worker, 'Profiler.setSamplingInterval', { interval: 200 });
   await send(worker, 'Profiler.start');

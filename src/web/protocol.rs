@@ -244,6 +244,11 @@ pub enum FromWorker {
     /// The report, as the exact JSON text `prefix-exec score --json` writes.
     Report {
         job: u32,
+        /// Not in the message's JSON: sent beside it as UTF-8 bytes (the message's `report`
+        /// field, an `ArrayBuffer` moved to the page), so that megabytes of report (the 15-run
+        /// leaderboard's is 12.6 MB, most of it the input list) are neither escaped into a JSON
+        /// string nor turned into a JS string and back on the way.
+        #[serde(skip)]
         json: String,
         compute_ms: f64,
         /// Web Workers that ran the bootstrap or read the files ahead (1: the scoring worker

@@ -998,6 +998,37 @@ fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {
     let _ = worker.post_message(&obj);
 }
 
+/// A report message with its text put back from the bytes sent beside it (the message's
+/// `report` field, see `FromWorker::Report`); other messages as they are.
+fn with_report(msg: FromWorker, data: &JsValue) -> FromWorker {
+    match msg {
+        FromWorker::Report {
+            job,
+            json: _,
+            compute_ms,
+            workers,
+            read_ahead,
+            kept,
+        } => {
+            let bytes = js_sys::Reflect::get(data, &"report".into())
+                .ok()
+                .and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok())
+                .map(|b| b.to_vec())
+                .unwrap_or_default();
+            FromWorker::Report {
+                job,
+                // Not UTF-8 (it always is) reads as an unreadable report, said so on the page.
+                json: String::from_utf8(bytes).unwrap_or_default(),
+                compute_ms,
+                workers,
+                read_ahead,
+                kept,
+            }
+        }
+        msg => msg,
+    }
+}
+
 fn spawn_worker(session: Session) -> Result<WorkerParts, String> {
     let (bridge, results) = (session.bridge, session.results);
     // A classic worker script of our own origin (no blob: URL, so a strict CSP allows it).
@@ -1008,7 +1039,7 @@ fn spawn_worker(session: Session) -> Result<WorkerParts, String> {
             .ok()
             .and_then(|v| v.as_string())
             .unwrap_or_default();
-        match serde_json::from_str::<FromWorker>(&text) {
+        match serde_json::from_str::<FromWorker>(&text).map(|m| with_report(m, &e.data())) {
             Ok(FromWorker::Site { bytes, .. }) => {
                 let zip = js_sys::Reflect::get(&e.data(), &"zip".into())
                     .ok()

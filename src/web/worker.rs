@@ -240,6 +240,12 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(msg: &FromWorker) {
+    if let FromWorker::Report { json, .. } = msg {
+        // The report's text as bytes beside the message (see `FromWorker::Report`).
+        let bytes = js_sys::Uint8Array::from(json.as_bytes());
+        let transfer = js_sys::Array::of1(&bytes.buffer());
+        return post_with(msg, &[("report", &bytes)], Some(&transfer));
+    }
     post_with(msg, &[], None);
 }
 

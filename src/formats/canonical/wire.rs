@@ -95,16 +95,12 @@ pub(super) fn parse_wire(bytes: &[u8]) -> Result<(ParsedRollout, LineExtra), Lin
         }
         None => return Err(LineError::Json("empty line".to_string())),
     }
-    // Natively, read without tracking the path first (an allocation per key); only a failure
-    // is read again with it, for the message. The worker's wasm keeps one reading (its size
-    // budget, #15).
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        if let Ok(wire) = WireRollout::deserialize(&mut de) {
-            if de.end().is_ok() {
-                return wire.validate();
-            }
+    // Read without tracking the path first (an allocation per key); only a failure is read
+    // again with it, for the message (as `formats::object::read_object`).
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    if let Ok(wire) = WireRollout::deserialize(&mut de) {
+        if de.end().is_ok() {
+            return wire.validate();
         }
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
