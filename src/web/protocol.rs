@@ -159,7 +159,8 @@ pub enum ToWorker {
         to: u64,
     },
     /// Pool worker: read and inflate the zip members `records` (member index, record) of the
-    /// file sent beside the message as `file`; batch `batch` of inflate run `run`.
+    /// file sent beside the message as `file`; batch `batch` of inflate run `run`. The message's
+    /// `spare`, where present, is an array of buffers of earlier batches (moved) to fill again.
     PoolInflate {
         run: u32,
         batch: usize,
@@ -312,14 +313,17 @@ pub enum FromWorker {
         run: u32,
         piece: usize,
     },
-    /// Pool worker → coordinator: batch `batch` of inflate run `run`, each member's bytes a
-    /// `Uint8Array` of the message's `members` array (moved), in order, and its preparation
-    /// (`ingest::whole::prepare_encoded`) the `Uint8Array` or `null` at the same place of its
-    /// `prepared` array; `errors[i]` says why member `i` could not be (its array is then empty).
+    /// Pool worker → coordinator: batch `batch` of inflate run `run`: its members' bytes one
+    /// after the other in the message's `members` (a `Uint8Array` moved: `lens[i]` bytes for
+    /// member `i`), their preparations (`ingest::whole::prepare_encoded`) likewise in
+    /// `prepared` (`prepared_lens[i]`, `None`: none); `errors[i]` says why member `i` could not
+    /// be (its length is then 0).
     PoolInflated {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+        lens: Vec<u32>,
+        prepared_lens: Vec<Option<u32>>,
     },
     /// Pool worker → coordinator: the preparations of batch `batch` of whole-member run `run`,
     /// each the `Uint8Array` (moved) or `null` at its member's place in the message's
@@ -482,6 +486,8 @@ pub enum PoolReply {
         run: u32,
         batch: usize,
         errors: Vec<Option<String>>,
+        lens: Vec<u32>,
+        prepared_lens: Vec<Option<u32>>,
     },
     PoolWholePrepared {
         run: u32,

@@ -863,6 +863,7 @@ fn on_message(event: MessageEvent) {
                 .ok()
                 .filter(|f| f.is_instance_of::<File>())
                 .map(|f| f.unchecked_into::<File>());
+            super::pool::inflate::keep_spare(&data);
             if let Some(file) = file {
                 wasm_bindgen_futures::spawn_local(async move {
                     let (msg, members, prepared, transfer) =

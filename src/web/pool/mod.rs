@@ -358,9 +358,13 @@ fn on_member_message(index: usize, event: MessageEvent) {
             }
         }
         Ok(PoolReply::PoolPrepared { run, piece }) => piece_back(index, run, piece, &data),
-        Ok(PoolReply::PoolInflated { run, batch, errors }) => {
-            inflate::batch_back(index, run, batch, errors, &data)
-        }
+        Ok(PoolReply::PoolInflated {
+            run,
+            batch,
+            errors,
+            lens,
+            prepared_lens,
+        }) => inflate::batch_back(index, run, batch, (errors, lens, prepared_lens), &data),
         Ok(PoolReply::PoolWholePrepared { run, batch, lens }) => {
             whole::batch_back(index, run, batch, lens, &data)
         }
