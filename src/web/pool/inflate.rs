@@ -275,6 +275,15 @@ pub fn batch_back(
             *n = n.saturating_sub(1);
         }
         let members = run.batches.get(batch)?.clone();
+        let length = |a: &Option<js_sys::Uint8Array>| a.as_ref().map_or(0, |a| a.length() as u64);
+        let sum = |lens: &mut dyn Iterator<Item = u32>| lens.map(u64::from).sum::<u64>();
+        if length(&members_bytes) < sum(&mut lens.iter().copied())
+            || length(&prepared_bytes) < sum(&mut prepared_lens.iter().flatten().copied())
+        {
+            // Not what a pool worker sends: the coordinator reads the rest itself.
+            run.broken = true;
+            return run.waiting.take().map(|(_, resolve)| resolve);
+        }
         // Each member's bytes and preparation, read out of the two buffers in order.
         let (mut at, mut prepared_at) = (0u32, 0u32);
         let next = |array: &Option<js_sys::Uint8Array>, at: &mut u32, len: u32| {
