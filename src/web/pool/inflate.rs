@@ -253,8 +253,9 @@ fn packed(parts: &[&[u8]]) -> js_sys::Uint8Array {
 }
 
 /// A pool worker's inflated batch, on the coordinator: `errors[i]` for its `i`-th member, whose
-/// bytes are the `i`-th `Uint8Array` of `data.members` and its preparation the `i`-th of
-/// `data.prepared` (`null`: none).
+/// bytes are the next `lens[i]` of `data.members` and its preparation the next
+/// `prepared_lens[i]` of `data.prepared` (`None`: none); both buffers are kept to go back to
+/// that pool worker with its next batch.
 pub fn batch_back(
     index: usize,
     run: u32,
