@@ -158,7 +158,7 @@ function cpuBetween(before, after) {
   const used = [];
   for (const [key, t] of after) {
     const s = (t.ticks - (before.get(key)?.ticks ?? 0)) / 100;
-    if (s > 0) used.push({ key, name: t.name, s });
+    if (s > 0) used.push({ name: t.name, s });
   }
   return used.sort((a, b) => b.s - a.s);
 }
@@ -347,7 +347,7 @@ function report(r) {
 
 function printCpu(r) {
   const total = r.cpu.reduce((a, t) => a + t.s, 0);
-  const busiest = r.cpu.slice(0, 6).map((t) => `${t.name}${process.env.CPU_KEYS ? `[${t.key}]` : ""} ${t.s.toFixed(2)}`).join(', ');
+  const busiest = r.cpu.slice(0, 6).map((t) => `${t.name} ${t.s.toFixed(2)}`).join(', ');
   console.log(`browser CPU during pick→ready       ${total.toFixed(2)} s   (${busiest})`);
 }
 

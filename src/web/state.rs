@@ -1000,33 +1000,17 @@ fn send(worker: &Worker, msg: &ToWorker, files: Option<&js_sys::Array>) {
 
 /// A report message with its text put back from the bytes sent beside it (the message's
 /// `report` field, see `FromWorker::Report`); other messages as they are.
-fn with_report(msg: FromWorker, data: &JsValue) -> FromWorker {
-    match msg {
-        FromWorker::Report {
-            job,
-            json: _,
-            compute_ms,
-            workers,
-            read_ahead,
-            kept,
-        } => {
-            let bytes = js_sys::Reflect::get(data, &"report".into())
-                .ok()
-                .and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok())
-                .map(|b| b.to_vec())
-                .unwrap_or_default();
-            FromWorker::Report {
-                job,
-                // Not UTF-8 (it always is) reads as an unreadable report, said so on the page.
-                json: String::from_utf8(bytes).unwrap_or_default(),
-                compute_ms,
-                workers,
-                read_ahead,
-                kept,
-            }
-        }
-        msg => msg,
+fn with_report(mut msg: FromWorker, data: &JsValue) -> FromWorker {
+    if let FromWorker::Report { json, .. } = &mut msg {
+        let bytes = js_sys::Reflect::get(data, &"report".into())
+            .ok()
+            .and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok())
+            .map(|b| b.to_vec())
+            .unwrap_or_default();
+        // Not UTF-8 (it always is) reads as an unreadable report, said so on the page.
+        *json = String::from_utf8(bytes).unwrap_or_default();
     }
+    msg
 }
 
 fn spawn_worker(session: Session) -> Result<WorkerParts, String> {

@@ -17,6 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::super::protocol::{FromWorker, ToWorker};
+use super::spare::Spare;
 use crate::ingest::archive::{inflate_member, Inflated, MemberRecord};
 use crate::ingest::whole::prepare_encoded;
 
@@ -45,19 +46,16 @@ struct Inflate {
     waiting: Option<(usize, js_sys::Function)>,
     broken: bool,
     /// Each pool worker's batch buffers taken in, sent back with its next batch to be filled
-    /// again: copying into a buffer already touched costs no page faults, where a fresh one per
-    /// member cost the pool workers 0.9 s of the leaderboard `.zip` (as `pool::whole`'s).
-    spare: Vec<Vec<js_sys::ArrayBuffer>>,
+    /// again (a fresh buffer per member cost each pool worker 0.9 s of the leaderboard `.zip`).
+    spare: Vec<Spare>,
 }
 
 thread_local! {
     static INFLATE: RefCell<Option<Inflate>> = const { RefCell::new(None) };
     /// On a pool worker: buffers to fill with the next batches' members and preparations.
-    static SPARE: RefCell<Vec<js_sys::ArrayBuffer>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Spare> = RefCell::new(Spare::default());
 }
 
-/// Buffers kept on a pool worker; a batch's members fill one, its preparations another.
-const SPARE_KEPT: usize = 8;
 /// A fresh buffer's least size: room for a typical batch, so that it is reused.
 const FRESH_BYTES: usize = 4 << 20;
 
@@ -107,7 +105,7 @@ impl InflateRun {
                 ready: HashMap::new(),
                 waiting: None,
                 broken: false,
-                spare: vec![Vec::new(); members],
+                spare: (0..members).map(|_| Spare::default()).collect(),
             })
         });
         for index in 0..members {
@@ -196,7 +194,7 @@ fn dispatch(index: usize) {
             };
             run.next += 1;
             run.in_flight[index] += 1;
-            let spare = std::mem::take(&mut run.spare[index]);
+            let spare = run.spare[index].take();
             Some((msg, run.file.clone(), spare))
         });
         let Some((msg, file, spare)) = msg else {
@@ -223,33 +221,10 @@ pub fn keep_spare(data: &JsValue) {
         let mut s = s.borrow_mut();
         for buffer in js_sys::Array::from(&spare).iter() {
             if let Ok(buffer) = buffer.dyn_into::<js_sys::ArrayBuffer>() {
-                if s.len() < SPARE_KEPT && buffer.byte_length() > 0 {
-                    s.push(buffer);
-                }
+                s.keep(buffer);
             }
         }
     });
-}
-
-/// On a pool worker: `parts` one after the other in a spare buffer that holds them (a fresh
-/// one otherwise), as a view of their length.
-fn packed(parts: &[&[u8]]) -> js_sys::Uint8Array {
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    let buffer = SPARE
-        .with(|s| {
-            let mut s = s.borrow_mut();
-            let fits = s.iter().position(|b| b.byte_length() as usize >= total)?;
-            Some(s.swap_remove(fits))
-        })
-        .unwrap_or_else(|| js_sys::ArrayBuffer::new(total.max(FRESH_BYTES) as u32));
-    let array = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, total as u32);
-    let mut at = 0u32;
-    for part in parts {
-        let end = at + part.len() as u32;
-        array.subarray(at, end).copy_from(part);
-        at = end;
-    }
-    array
 }
 
 /// A pool worker's inflated batch, on the coordinator: `errors[i]` for its `i`-th member, whose
@@ -277,10 +252,9 @@ pub fn batch_back(
         }
         let members = run.batches.get(batch)?.clone();
         let length = |a: &Option<js_sys::Uint8Array>| a.as_ref().map_or(0, |a| a.length() as u64);
-        let sum = |lens: &mut dyn Iterator<Item = u32>| lens.map(u64::from).sum::<u64>();
-        if length(&members_bytes) < sum(&mut lens.iter().copied())
-            || length(&prepared_bytes) < sum(&mut prepared_lens.iter().flatten().copied())
-        {
+        let members_total: u64 = lens.iter().map(|&l| u64::from(l)).sum();
+        let prepared_total: u64 = prepared_lens.iter().flatten().map(|&l| u64::from(l)).sum();
+        if length(&members_bytes) < members_total || length(&prepared_bytes) < prepared_total {
             // Not what a pool worker sends: the coordinator reads the rest itself.
             run.broken = true;
             return run.waiting.take().map(|(_, resolve)| resolve);
@@ -310,7 +284,7 @@ pub fn batch_back(
         // The buffers go back to the pool worker with its next batch.
         if let Some(spare) = run.spare.get_mut(index) {
             for array in [&members_bytes, &prepared_bytes].into_iter().flatten() {
-                spare.push(array.buffer());
+                spare.keep(array.buffer());
             }
         }
         match run.waiting.take() {
@@ -512,14 +486,15 @@ pub async fn inflate_batch(
     let prepared_lens = (prepared.iter())
         .map(|p| p.as_ref().map(|p| p.len() as u32))
         .collect();
-    let members = packed(&inflated.iter().map(Vec::as_slice).collect::<Vec<_>>());
-    let prepared = packed(
-        &prepared
-            .iter()
-            .flatten()
-            .map(Vec::as_slice)
-            .collect::<Vec<_>>(),
-    );
+    let members: Vec<&[u8]> = inflated.iter().map(Vec::as_slice).collect();
+    let prepared: Vec<&[u8]> = prepared.iter().flatten().map(Vec::as_slice).collect();
+    let (members, prepared) = SPARE.with(|s| {
+        let mut s = s.borrow_mut();
+        (
+            s.pack(&members, FRESH_BYTES),
+            s.pack(&prepared, FRESH_BYTES),
+        )
+    });
     let transfer = js_sys::Array::of2(&members.buffer(), &prepared.buffer());
     let msg = FromWorker::PoolInflated {
         run,

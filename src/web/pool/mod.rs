@@ -25,6 +25,7 @@
 
 pub mod gunzip;
 pub mod inflate;
+mod spare;
 pub mod whole;
 
 use std::cell::RefCell;

@@ -24,6 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::super::protocol::ToWorker;
+use super::spare::Spare;
 use crate::formats::ImportOptions;
 use crate::ingest::archive::{InOrder, MemberSink};
 use crate::ingest::whole::{prepare_encoded, worth_encoding};
@@ -41,8 +42,6 @@ const AHEAD_BYTES: usize = 48 << 20;
 /// A fresh batch buffer's size: room for any batch (it closes past `BATCH_BYTES`, and a member
 /// held whole is at most 1 MiB), so every buffer the pool sends back fits the next batch.
 const BUFFER_BYTES: usize = 2 * BATCH_BYTES + 64;
-/// Buffers kept for reuse: the most in flight at once, and a few more.
-const SPARE_BUFFERS: usize = 8;
 
 /// A batch formed and not sent yet: its number, its members' lengths and their bytes one after
 /// the other (one `Uint8Array`: one copy out of this worker's memory per batch, not per member).
@@ -61,7 +60,7 @@ struct Whole {
     broken: bool,
     /// Batch buffers the pool sent back, filled again for the next batches: copying into a
     /// buffer already touched costs no page faults (fresh 1 MiB buffers did, for each batch).
-    spare: Vec<js_sys::ArrayBuffer>,
+    spare: Spare,
 }
 
 thread_local! {
@@ -111,7 +110,7 @@ impl PoolSink {
                     dropped_below: 0,
                     waiting: None,
                     broken: false,
-                    spare: Vec::new(),
+                    spare: Spare::default(),
                 })
             });
             id
@@ -235,23 +234,11 @@ impl PoolSink {
             .collect();
         members.reverse();
         let lens = members.iter().map(|h| h.bytes.len() as u32).collect();
-        let buffer = WHOLE
-            .with(|w| {
-                let mut w = w.borrow_mut();
-                let spare = &mut w.as_mut()?.spare;
-                let fits = spare
-                    .iter()
-                    .position(|b| b.byte_length() as usize >= g.bytes)?;
-                Some(spare.swap_remove(fits))
-            })
-            .unwrap_or_else(|| js_sys::ArrayBuffer::new(g.bytes.max(BUFFER_BYTES) as u32));
-        let array = js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, 0, g.bytes as u32);
-        let mut at = 0u32;
-        for h in members {
-            let end = at + h.bytes.len() as u32;
-            array.subarray(at, end).copy_from(&h.bytes);
-            at = end;
-        }
+        let parts: Vec<&[u8]> = members.iter().map(|h| h.bytes.as_slice()).collect();
+        let array = WHOLE.with(|w| match w.borrow_mut().as_mut() {
+            Some(run) => run.spare.pack(&parts, BUFFER_BYTES),
+            None => Spare::default().pack(&parts, BUFFER_BYTES),
+        });
         WHOLE.with(|w| {
             if let Some(run) = w.borrow_mut().as_mut().filter(|r| Some(r.id) == self.run) {
                 run.unsent.push_back((batch, lens, array));
@@ -386,9 +373,7 @@ pub fn batch_back(index: usize, run: u32, batch: usize, lens: Vec<Option<u32>>, 
             *n = n.saturating_sub(1);
         }
         if let Some(buffer) = returned {
-            if state.spare.len() < SPARE_BUFFERS && buffer.byte_length() > 0 {
-                state.spare.push(buffer);
-            }
+            state.spare.keep(buffer);
         }
         if batch >= state.dropped_below {
             let mut at = 0usize;
