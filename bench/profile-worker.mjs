@@ -5,7 +5,7 @@
 //
 //   node bench/profile-worker.mjs --file bench/out/leaderboard-v3-x15.tar.gz [--top 40]
 //                                 [--bootstrap 0] [--wasm-gzip] [--names] [--inclusive]
-//                                 [--under NAME] [--pool K] [--page]
+//                                 [--under NAME] [--pool K] [--page] [--timeline]
 //
 // The release build strips the wasm's function names. --names serves a copy of dist/ whose
 // worker wasm is the same cargo output put through wasm-bindgen and wasm-opt -O3 again with
@@ -136,6 +136,29 @@ try {
     total += dt;
   });
   console.log(`# pick→ready ${seconds.toFixed(1)} s; worker profile ${(total / 1e6).toFixed(2)} s sampled`);
+  if (process.argv.includes('--timeline')) {
+    // Per quarter second of the profile: the share of samples busy, and the phases they were in
+    // (a sample's phase: the second-outermost prefix_exec function on its stack).
+    const buckets = [];
+    let at = 0;
+    samples.forEach((id, k) => {
+      at += timeDeltas[k] ?? 0;
+      const b = (buckets[Math.floor(at / 250_000)] ??= { n: 0, busy: 0, phases: new Map() });
+      b.n += 1;
+      const stack = [];
+      for (let f = id; f !== undefined; f = parent.get(f)) stack.push(nameOf(f));
+      if (stack[0] === '(idle)') return;
+      b.busy += 1;
+      const ours = stack.filter((n) => n.startsWith('prefix_exec::')).map((n) => n.replace(/::h[0-9a-f]{16}$/, ''));
+      const phase = ours[ours.length - 2] ?? ours[ours.length - 1] ?? stack[0];
+      b.phases.set(phase, (b.phases.get(phase) ?? 0) + 1);
+    });
+    buckets.forEach((b, i) => {
+      if (!b) return;
+      const top = [...b.phases].sort((x, y) => y[1] - x[1]).slice(0, 3).map(([n, c]) => `${n.slice(-60)} ${Math.round((100 * c) / b.n)}%`);
+      console.log(`${(i * 0.25).toFixed(2).padStart(6)} s  busy ${String(Math.round((100 * b.busy) / b.n)).padStart(3)} %  ${top.join(' | ')}`);
+    });
+  }
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     console.log(`${(us / 1e3).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${name.slice(0, 140)}`);
   }
