@@ -153,9 +153,16 @@ struct Seekable<'a> {
     pos: u64,
     block: Vec<u8>,
     block_at: u64,
+    /// The size of the next block read: doubled while the reads go on where the last block
+    /// ended (a table of contents read through), back to [`BLOCK`] after a jump.
+    next_block: usize,
 }
 
 const BLOCK: usize = 256 * 1024;
+/// A browser's read costs about a millisecond whatever its size up to megabytes
+/// (`FileReaderSync`): the 10.7 MB table of contents of the leaderboard `.zip` took 42 reads
+/// of 256 KiB and 0.2 s, 6 growing ones now.
+const MAX_BLOCK: usize = 8 << 20;
 
 impl Read for Seekable<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -172,7 +179,14 @@ impl Read for Seekable<'_> {
                 self.pos += n as u64;
                 return Ok(n);
             }
-            self.block.resize(BLOCK, 0);
+            let onward =
+                self.pos == self.block_at + self.block.len() as u64 && !self.block.is_empty();
+            self.next_block = if onward {
+                (self.next_block * 2).min(MAX_BLOCK)
+            } else {
+                BLOCK
+            };
+            self.block.resize(self.next_block, 0);
             let n = src.read_at(self.pos, &mut self.block)?;
             self.block.truncate(n);
             self.block_at = self.pos;
@@ -257,6 +271,7 @@ impl<'a> Archive<'a> {
             pos: 0,
             block: Vec::new(),
             block_at: 0,
+            next_block: BLOCK,
         };
         let zip = zip::ZipArchive::new(seekable).map_err(|e| {
             format!("not a readable zip archive ({e}); is it truncated or damaged?")

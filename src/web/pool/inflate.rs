@@ -329,6 +329,10 @@ type Part = (u64, Rc<Vec<u8>>);
 thread_local! {
     /// The parts kept (oldest first), for the inflate run they belong to.
     static PARTS: RefCell<(u32, VecDeque<Part>)> = const { RefCell::new((u32::MAX, VecDeque::new())) };
+    /// The parts being read, for the run they belong to: a batch that needs a part another
+    /// batch in flight is reading waits for that read (each pool worker read every part of the
+    /// leaderboard `.zip` about three times over when each batch read what it found missing).
+    static PENDING: RefCell<(u32, HashMap<u64, js_sys::Promise>)> = RefCell::new((u32::MAX, HashMap::new()));
 }
 
 /// Parts `wanted` (at most [`PARTS_KEPT`]) of `file`: those kept, the others read at once; a
@@ -353,21 +357,44 @@ async fn parts_of(file: &web_sys::File, run: u32, wanted: &[u64]) -> HashMap<u64
         .filter(|i| !have.contains_key(i))
         .collect();
     let reads = js_sys::Array::new();
-    for &i in &missing {
-        let (start, end) = (i * PART, ((i + 1) * PART).min(size));
-        let read = file
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .map(|blob| JsValue::from(blob.array_buffer()))
-            .unwrap_or_else(|_| js_sys::Promise::reject(&JsValue::NULL).into());
-        reads.push(&read);
-    }
+    PENDING.with(|q| {
+        let mut q = q.borrow_mut();
+        if q.0 != run {
+            *q = (run, HashMap::new());
+        }
+        for &i in &missing {
+            let read = q.1.entry(i).or_insert_with(|| {
+                let (start, end) = (i * PART, ((i + 1) * PART).min(size));
+                file.slice_with_f64_and_f64(start as f64, end as f64)
+                    .map(|blob| blob.array_buffer())
+                    .unwrap_or_else(|_| js_sys::Promise::reject(&JsValue::NULL))
+            });
+            reads.push(read);
+        }
+    });
     let settled = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all_settled(&reads))
         .await
         .map(|v| js_sys::Array::from(&v))
         .unwrap_or_default();
+    PENDING.with(|q| {
+        let mut q = q.borrow_mut();
+        if q.0 == run {
+            for i in &missing {
+                q.1.remove(i);
+            }
+        }
+    });
     PARTS.with(|p| {
         let mut p = p.borrow_mut();
         for (k, &i) in missing.iter().enumerate() {
+            // Another batch that waited for the same read has kept it already.
+            let kept = (p.0 == run)
+                .then(|| p.1.iter().find(|(j, _)| *j == i).map(|(_, b)| b.clone()))
+                .flatten();
+            if let Some(bytes) = kept {
+                have.insert(i, bytes);
+                continue;
+            }
             let read = js_sys::Reflect::get(&settled.get(k as u32), &"value".into())
                 .ok()
                 .filter(|v| v.is_instance_of::<js_sys::ArrayBuffer>())
