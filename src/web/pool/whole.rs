@@ -326,8 +326,12 @@ impl Drop for PoolSink {
     }
 }
 
-/// Sends the batches formed to the pool workers with room for them, the least busy first.
+/// Sends the batches formed to the pool workers with room for them, the least busy first; the
+/// pool worker decompressing the stream (`pool::gunzip`) counts one batch busier, so that the
+/// others prepare the members while it decodes (the decoder's batches wait for its next turn,
+/// and the members are pushed in order).
 fn dispatch() {
+    let decoder = super::gunzip::decoding();
     loop {
         let next = WHOLE.with(|w| {
             let mut w = w.borrow_mut();
@@ -337,7 +341,7 @@ fn dispatch() {
                 .iter()
                 .copied()
                 .enumerate()
-                .min_by_key(|&(_, n)| n)?;
+                .min_by_key(|&(i, n)| (n + usize::from(Some(i) == decoder), Some(i) == decoder))?;
             if busy >= BATCHES_IN_FLIGHT {
                 return None;
             }
