@@ -152,6 +152,9 @@ struct FileMark {
     diagnostics_total: u64,
     converted: usize,
     hasher: Box<Xxh3>,
+    /// The digest of a file prepared whole ([`PreparedFile`]), hashed where it was prepared;
+    /// `hasher` holds nothing then.
+    digest: Option<u128>,
 }
 
 impl Default for Ingest {
@@ -224,6 +227,7 @@ impl Ingest {
             diagnostics_total: self.corpus.diagnostics_total,
             converted: self.session.converted_len(),
             hasher: Box::new(Xxh3::new()),
+            digest: None,
         });
         self.session.begin_file(name, options);
         id
@@ -251,7 +255,7 @@ impl Ingest {
     pub fn push_prepared_file(&mut self, file: FileId, prepared: PreparedFile) {
         let PreparedFile {
             bytes,
-            hasher,
+            digest,
             document,
         } = prepared;
         let i = file.index();
@@ -261,8 +265,9 @@ impl Ingest {
             return;
         }
         // `push`'s first chunk, without copying the bytes into the buffer, nor hashing them
-        // again: nothing was hashed for the file yet.
-        self.marks[i].hasher = hasher;
+        // again: nothing was hashed for the file yet, and nothing more is pushed, so the
+        // prepared digest is the file's.
+        self.marks[i].digest = Some(digest);
         self.corpus.files[i].bytes = bytes.len() as u64;
         if document.is_some() {
             // Prepared as a document: the bytes are text and no streamed format's, and the
@@ -552,7 +557,8 @@ impl Ingest {
     /// ended. Files are told apart by a 128-bit hash of their bytes and their length; an empty
     /// file repeats nothing.
     fn repeated(&mut self, i: usize) -> Option<usize> {
-        let digest = self.marks[i].hasher.digest128();
+        let mark = &self.marks[i];
+        let digest = mark.digest.unwrap_or_else(|| mark.hasher.digest128());
         let bytes = self.corpus.files[i].bytes;
         // The earliest such file: the files holding this digest, in any order (files may end
         // out of order), the smallest index before `i` that matches.

@@ -17,7 +17,7 @@
 //! and [`Ingest::end_file`](super::Ingest::end_file) build, whatever the number of threads
 //! (`tests/parallel_parse.rs`).
 
-use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::xxh3_128;
 
 use super::framing::{count_lines, strip_bom};
 use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
@@ -28,8 +28,9 @@ use crate::formats::{readers, Format, FormatReader};
 /// A whole file's bytes and what was computed from them ahead; see the module documentation.
 pub struct PreparedFile {
     pub(crate) bytes: Vec<u8>,
-    /// The hash of the bytes, as a fresh file's mark takes it when they are pushed.
-    pub(crate) hasher: Box<Xxh3>,
+    /// The hash of the bytes (`xxh3_128`), the digest a fresh file's mark would reach when
+    /// they are pushed.
+    pub(crate) digest: u128,
     pub(crate) document: Option<PreparedDocument>,
 }
 
@@ -59,19 +60,23 @@ impl PreparedFile {
     }
 
     /// The whole file `bytes`, with what a pool worker computed from the same bytes
-    /// ([`prepare_encoded`]); `encoded` that does not decode (or `None`) leaves the file to be
-    /// read as usual. The hash is taken here.
+    /// ([`prepare_encoded`]: the hash too); `encoded` that does not decode (or `None`) leaves
+    /// the file to be read as usual, and the hash is taken here.
     pub fn with_encoded(bytes: Vec<u8>, encoded: Option<&[u8]>) -> PreparedFile {
-        let document = encoded.and_then(|e| decode_document(e, &bytes));
-        PreparedFile::hashed(bytes, document)
+        match encoded.and_then(|e| decode_document(e, &bytes)) {
+            Some((document, digest)) => PreparedFile {
+                bytes,
+                digest,
+                document: Some(document),
+            },
+            None => PreparedFile::hashed(bytes, None),
+        }
     }
 
     fn hashed(bytes: Vec<u8>, document: Option<PreparedDocument>) -> PreparedFile {
-        let mut hasher = Box::new(Xxh3::new());
-        hasher.update(&bytes);
         PreparedFile {
+            digest: xxh3_128(&bytes),
             bytes,
-            hasher,
             document,
         }
     }
@@ -104,6 +109,7 @@ pub fn prepare_encoded(bytes: &[u8]) -> Option<Vec<u8>> {
     postcard::to_allocvec(&WireDocument {
         classified,
         lines: document.lines,
+        digest: xxh3_128(bytes),
     })
     .ok()
 }
@@ -124,9 +130,11 @@ struct WireDocument {
     /// The format and its reader's encoded reading, or why the document was not classified.
     classified: Result<(Format, Vec<u8>), String>,
     lines: u64,
+    /// The bytes' hash, taken where they were prepared (off the thread holding the ingest).
+    digest: u128,
 }
 
-fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<PreparedDocument> {
+fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<(PreparedDocument, u128)> {
     let wire: WireDocument = postcard::from_bytes(encoded).ok()?;
     let (classified, reading) = match wire.classified {
         Err(message) => (Err(message), None),
@@ -137,11 +145,14 @@ fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<PreparedDocument> {
             (Ok((format, None)), Some(reading))
         }
     };
-    Some(PreparedDocument {
-        classified,
-        reading,
-        lines: wire.lines,
-    })
+    Some((
+        PreparedDocument {
+            classified,
+            reading,
+            lines: wire.lines,
+        },
+        wire.digest,
+    ))
 }
 
 /// The document's classification and reading, when the file looks like a whole JSON document
@@ -174,7 +185,36 @@ fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<P
 
 #[cfg(test)]
 mod tests {
-    use super::worth_encoding;
+    use super::{prepare_encoded, worth_encoding, PreparedFile};
+    use xxhash_rust::xxh3::Xxh3;
+
+    /// A prepared file's digest (one pass, here or on a pool worker) is the one the ingest's
+    /// streaming hasher reaches on the same bytes pushed in pieces: repeats are told the same.
+    #[test]
+    fn a_prepared_digest_is_the_streamed_one() {
+        let doc = br#"{"_dbs": {"a": [1, 2, 3]}, "text": "x"}"#.to_vec();
+        let long: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for bytes in [
+            Vec::new(),
+            b"x".to_vec(),
+            vec![b'a'; 240],
+            vec![b'b'; 241],
+            doc,
+            long,
+        ] {
+            let mut streamed = Xxh3::new();
+            for piece in bytes.chunks(1000) {
+                streamed.update(piece);
+            }
+            let want = streamed.digest128();
+            assert_eq!(PreparedFile::new(bytes.clone()).digest, want);
+            let encoded = prepare_encoded(&bytes);
+            assert_eq!(
+                PreparedFile::with_encoded(bytes.clone(), encoded.as_deref()).digest,
+                want
+            );
+        }
+    }
 
     #[test]
     fn only_objects_are_worth_encoding() {
