@@ -33,8 +33,8 @@ use crate::ingest::{Ingest, PreparedFile};
 /// Batches a pool worker holds at once (it prepares one while the next is on its way).
 const BATCHES_IN_FLIGHT: usize = 2;
 /// Members per batch, and the most bytes they may hold together: a few milliseconds of work.
-const BATCH_MEMBERS: usize = 32;
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_MEMBERS: usize = 96;
+const BATCH_BYTES: usize = 3 << 20;
 /// Members held, and their bytes, past which the coordinator waits for the pool before it
 /// reads on (each member is at most `WHOLE_MEMBER_BYTES`, 1 MiB).
 const AHEAD_MEMBERS: usize = 1024;
