@@ -62,7 +62,7 @@ fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(bytes).unwrap();
     e.finish().unwrap()
 }

@@ -152,8 +152,8 @@ struct FileMark {
     diagnostics_total: u64,
     converted: usize,
     hasher: Box<Xxh3>,
-    /// The digest of a file prepared whole ([`PreparedFile`]), hashed where it was prepared;
-    /// `hasher` holds nothing then.
+    /// The digest of a document prepared whole ([`PreparedFile`]), hashed where it was
+    /// prepared; `hasher` holds nothing then.
     digest: Option<u128>,
 }
 
@@ -255,7 +255,7 @@ impl Ingest {
     pub fn push_prepared_file(&mut self, file: FileId, prepared: PreparedFile) {
         let PreparedFile {
             bytes,
-            digest,
+            hash,
             document,
         } = prepared;
         let i = file.index();
@@ -265,9 +265,12 @@ impl Ingest {
             return;
         }
         // `push`'s first chunk, without copying the bytes into the buffer, nor hashing them
-        // again: nothing was hashed for the file yet, and nothing more is pushed, so the
-        // prepared digest is the file's.
-        self.marks[i].digest = Some(digest);
+        // again: nothing was hashed for the file yet (a document's digest is final: nothing
+        // more is pushed for it).
+        match hash {
+            whole::Hash::Digest(digest) => self.marks[i].digest = Some(digest),
+            whole::Hash::Hasher(hasher) => self.marks[i].hasher = hasher,
+        }
         self.corpus.files[i].bytes = bytes.len() as u64;
         if document.is_some() {
             // Prepared as a document: the bytes are text and no streamed format's, and the

@@ -17,7 +17,7 @@
 //! and [`Ingest::end_file`](super::Ingest::end_file) build, whatever the number of threads
 //! (`tests/parallel_parse.rs`).
 
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 use super::framing::{count_lines, strip_bom};
 use super::sniff::{binary_kind, classify_scanned, sniff, Sniff, PROBE};
@@ -28,10 +28,18 @@ use crate::formats::{readers, Format, FormatReader};
 /// A whole file's bytes and what was computed from them ahead; see the module documentation.
 pub struct PreparedFile {
     pub(crate) bytes: Vec<u8>,
-    /// The hash of the bytes (`xxh3_128`), the digest a fresh file's mark would reach when
-    /// they are pushed.
-    pub(crate) digest: u128,
+    /// The hash of the bytes, as a fresh file's mark would take it when they are pushed.
+    pub(crate) hash: Hash,
     pub(crate) document: Option<PreparedDocument>,
+}
+
+/// A prepared file's hash. A document's is final (`xxh3_128`: the digest the ingest's streaming
+/// hash reaches, taken where the file was prepared, a pool worker say): nothing more is hashed
+/// for a file read as a document. Any other file's is the hasher, which the ingest goes on
+/// feeding (its first bytes are pushed again once its format is told).
+pub(crate) enum Hash {
+    Digest(u128),
+    Hasher(Box<Xxh3>),
 }
 
 /// A whole JSON document's classification and its reader's reading, computed ahead.
@@ -66,7 +74,7 @@ impl PreparedFile {
         match encoded.and_then(|e| decode_document(e, &bytes)) {
             Some((document, digest)) => PreparedFile {
                 bytes,
-                digest,
+                hash: Hash::Digest(digest),
                 document: Some(document),
             },
             None => PreparedFile::hashed(bytes, None),
@@ -74,9 +82,16 @@ impl PreparedFile {
     }
 
     fn hashed(bytes: Vec<u8>, document: Option<PreparedDocument>) -> PreparedFile {
+        let hash = if document.is_some() {
+            Hash::Digest(xxh3_128(&bytes))
+        } else {
+            let mut hasher = Box::new(Xxh3::new());
+            hasher.update(&bytes);
+            Hash::Hasher(hasher)
+        };
         PreparedFile {
-            digest: xxh3_128(&bytes),
             bytes,
+            hash,
             document,
         }
     }
@@ -185,8 +200,15 @@ fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<P
 
 #[cfg(test)]
 mod tests {
-    use super::{prepare_encoded, worth_encoding, PreparedFile};
+    use super::{prepare_encoded, worth_encoding, Hash, PreparedFile};
     use xxhash_rust::xxh3::Xxh3;
+
+    fn digest(file: PreparedFile) -> u128 {
+        match file.hash {
+            Hash::Digest(d) => d,
+            Hash::Hasher(h) => h.digest128(),
+        }
+    }
 
     /// A prepared file's digest (one pass, here or on a pool worker) is the one the ingest's
     /// streaming hasher reaches on the same bytes pushed in pieces: repeats are told the same.
@@ -207,12 +229,15 @@ mod tests {
                 streamed.update(piece);
             }
             let want = streamed.digest128();
-            assert_eq!(PreparedFile::new(bytes.clone()).digest, want);
+            assert_eq!(digest(PreparedFile::new(bytes.clone())), want);
             let encoded = prepare_encoded(&bytes);
+            let file = PreparedFile::with_encoded(bytes.clone(), encoded.as_deref());
+            // Only a document's hash is taken whole.
             assert_eq!(
-                PreparedFile::with_encoded(bytes.clone(), encoded.as_deref()).digest,
-                want
+                matches!(file.hash, Hash::Digest(_)),
+                file.document.is_some()
             );
+            assert_eq!(digest(file), want);
         }
     }
 

@@ -1,8 +1,9 @@
 //! A dropped `.tar.gz` or `.jsonl.gz`, or a `?data=` link's gzip body as it downloads
-//! (`web::fetched`), decompressed by the browser's own `DecompressionStream` and read as it
-//! comes, through `Ingest::begin_stream` / `stream_step` / `end_stream`. The
-//! decoder runs on a pool worker where there is a pool (`pool::gunzip`: its second of work off
-//! this worker's thread), else here.
+//! (`web::fetched`), decompressed and read as it comes, through `Ingest::begin_stream` /
+//! `stream_step` / `end_stream`. The decoder runs on a pool worker where there is a pool
+//! (`pool::gunzip`: its second of work off this worker's thread) — for a dropped file the wasm
+//! decoder (zlib-rs, faster there than the browser's: `pool::gunzip::serve_wasm`), for a
+//! download the browser's own `DecompressionStream` — else here, the browser's.
 //!
 //! The report is the one the wasm decoder (and the CLI) gives, whatever the browser's decoder
 //! does with damaged input: the last [`READ`] bytes it gave are held back until it ends well,

@@ -588,7 +588,7 @@ pub fn build_zip(entries: &[(&str, &[u8])], method: u16, declared: Option<u32>) 
         let body = match method {
             8 => {
                 let mut e =
-                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
                 let _ = e.write_all(data);
                 e.finish().unwrap_or_default()
             }

@@ -1,6 +1,8 @@
-//! A gzip stream decompressed by a pool worker's `DecompressionStream`, its output moved to the
-//! coordinator chunk by chunk: the decoder's second of work (on the leaderboard `.tar.gz`) off
-//! the scoring worker's thread, which reads the members in meanwhile.
+//! A gzip stream decompressed by a pool worker, its output moved to the coordinator chunk by
+//! chunk: the decoder's second of work (on the leaderboard `.tar.gz`) off the scoring worker's
+//! thread, which reads the members in meanwhile. A dropped file goes through the wasm decoder
+//! (zlib-rs, [`serve_wasm`]: faster there than the browser's), a download's body through the
+//! browser's `DecompressionStream` as it arrives.
 //!
 //! One pool worker runs the decoder (a stream decodes in order only); it sends at most the
 //! chunks the coordinator has given it credit for ([`CREDIT`] ahead of the chunk taken), so a
