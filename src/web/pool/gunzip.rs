@@ -23,6 +23,8 @@ use wasm_bindgen_futures::JsFuture;
 use super::super::decompression_stream::Compressed;
 use super::super::protocol::{FromWorker, ToWorker};
 
+/// The pool worker that runs the decoder.
+const DECODER: usize = 0;
 /// Messages the pool worker may send ahead of the one the coordinator takes…
 const CREDIT: u64 = 16;
 /// …each holding the decoder's chunks up to this many bytes (one message per chunk of 64 KiB
@@ -91,10 +93,10 @@ impl GunzipRun {
             name,
         };
         match input {
-            Compressed::File(file) => super::send_to(0, &msg, "file", file),
+            Compressed::File(file) => super::send_to(DECODER, &msg, "file", file),
             Compressed::Body(body, _) => {
                 let body: &JsValue = body.as_ref();
-                super::send_moved(0, &msg, &[("file", body)], &js_sys::Array::of1(body))
+                super::send_moved(DECODER, &msg, &[("file", body)], &js_sys::Array::of1(body))
             }
         }
         Some(GunzipRun { id })
@@ -147,7 +149,7 @@ impl GunzipRun {
                         upto: taken + CREDIT,
                         stop: false,
                     };
-                    super::send_to(0, &msg, "", &JsValue::NULL);
+                    super::send_to(DECODER, &msg, "", &JsValue::NULL);
                 }
                 return chunk;
             }
@@ -181,13 +183,13 @@ impl Drop for GunzipRun {
             upto: 0,
             stop: true,
         };
-        super::send_to(0, &msg, "", &JsValue::NULL);
+        super::send_to(DECODER, &msg, "", &JsValue::NULL);
     }
 }
 
 /// The pool worker decompressing a stream for this coordinator now, if any.
 pub fn decoding() -> Option<usize> {
-    GUNZIP.with(|g| g.borrow().is_some().then_some(0))
+    GUNZIP.with(|g| g.borrow().is_some().then_some(DECODER))
 }
 
 fn arrived(run: u32, chunk: Chunk) {
@@ -430,31 +432,6 @@ async fn serve_browser(input: Compressed, run: u32, format: &str) {
     }
 }
 
-/// Compressed bytes read from a dropped file per `FileReaderSync` read (a read costs about a
-/// millisecond whatever its size up to megabytes).
-const FILE_PIECE: usize = 4 << 20;
-
-/// A dropped file read from its start, counting the bytes read.
-struct FileStream<'a> {
-    file: &'a web_sys::File,
-    reader: web_sys::FileReaderSync,
-    at: Rc<Cell<u64>>,
-}
-
-impl std::io::Read for FileStream<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        use crate::formats::RandomAccess;
-        let at = self.at.get();
-        let mut access = super::super::file_access::FileAccess {
-            file: self.file,
-            reader: &self.reader,
-        };
-        let n = access.read_at(at, buf)?;
-        self.at.set(at + n as u64);
-        Ok(n)
-    }
-}
-
 /// A dropped file's gzip decompressed by the wasm decoder (the CLI's: zlib-rs). Measured on the
 /// 15-run leaderboard `.tar.gz` (796 MB decompressed), zlib-rs compiled to wasm takes
 /// 1.0-1.2 s of a core where the browser's `DecompressionStream` takes 1.5 s, and its output
@@ -466,13 +443,13 @@ async fn serve_wasm(file: web_sys::File, run: u32) {
         post(&reply(run, 0, 0, false, true), None);
         return;
     };
+    // Compressed bytes the decoder has taken: the progress each message reports.
     let at = Rc::new(Cell::new(0u64));
-    let stream = FileStream {
+    let access = super::super::file_access::FileAccess {
         file: &file,
-        reader,
-        at: at.clone(),
+        reader: &reader,
     };
-    let source = Box::new(std::io::BufReader::with_capacity(FILE_PIECE, stream));
+    let source = Box::new(crate::ingest::archive::Sequential::new(access, at.clone()));
     let Ok(mut decoder) =
         crate::ingest::archive::open_decoder(crate::ingest::archive::Container::Gzip, source)
     else {
@@ -496,13 +473,9 @@ async fn serve_wasm(file: web_sys::File, run: u32) {
                 Ok(n) => filled += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => {
-                    // What came before is sent; the coordinator's decoder reads the rest
-                    // again and says what is wrong, as the CLI does.
-                    if filled > 0 {
-                        let chunk = js_sys::Array::of1(&js_sys::Uint8Array::from(&buf[..filled]));
-                        post(&reply(run, seq, at.get(), false, false), Some(&chunk));
-                    }
-                    post(&reply(run, seq + 1, at.get(), false, true), None);
+                    // The coordinator's decoder reads on from what was sent and says what is
+                    // wrong, as the CLI does.
+                    post(&reply(run, seq, at.get(), false, true), None);
                     return;
                 }
             }
