@@ -907,7 +907,7 @@ fn on_message(event: MessageEvent) {
             }
         }
         ToWorker::PoolGunzipCredit { run, upto, stop } => {
-            super::pool::gunzip::credit(run, upto, stop)
+            super::pool::gunzip::credit(run, upto, stop, &data)
         }
         ToWorker::CheckRules { text } => {
             let result = crate::label::LabelSettings::parse_user_rules(&text);
