@@ -30,6 +30,8 @@ const PIECE: f64 = CHUNK;
 const MIN_PARSE_AHEAD: f64 = 2.0 * PIECE;
 /// Minimum time between progress messages.
 const PROGRESS_MS: f64 = 50.0;
+/// The least time between two progress messages made to be held back ([`hold_progress`]).
+const HOLD_MS: f64 = 20.0;
 
 struct State {
     corpus: Corpus,
@@ -1045,6 +1047,8 @@ struct Reading {
     files: usize,
     /// When the last message went.
     last: f64,
+    /// When the message held back for a timer was last made.
+    held_at: f64,
     /// The archive being read, if one is.
     archive: Option<super::protocol::ArchiveRead>,
 }
@@ -1060,13 +1064,21 @@ impl Reading {
         file: usize,
         p: crate::ingest::archive::ArchiveProgress,
     ) {
-        self.archive = Some(super::protocol::ArchiveRead {
-            name: name.to_string(),
-            members: p.members,
-            read: p.read,
-            size: size as u64,
-            decompressed: p.decompressed,
-        });
+        match self.archive.as_mut().filter(|a| a.name == name) {
+            Some(a) => {
+                (a.members, a.read, a.decompressed) = (p.members, p.read, p.decompressed);
+                a.size = size as u64;
+            }
+            None => {
+                self.archive = Some(super::protocol::ArchiveRead {
+                    name: name.to_string(),
+                    members: p.members,
+                    read: p.read,
+                    size: size as u64,
+                    decompressed: p.decompressed,
+                })
+            }
+        }
         self.report(done + p.read as f64, file);
     }
 
@@ -1084,12 +1096,16 @@ impl Reading {
     /// Posts at most one message per [`PROGRESS_MS`]; one held back is posted by a timer
     /// unless a newer message goes first.
     fn throttled(&mut self, phase: &str, done: u64, total: u64, files_read: usize) {
-        let msg = self.message(phase, done, total, files_read);
-        if now() - self.last > PROGRESS_MS {
-            self.last = now();
-            post(&msg);
-        } else {
-            hold_progress(msg);
+        let at = now();
+        if at - self.last > PROGRESS_MS {
+            self.last = at;
+            post(&self.message(phase, done, total, files_read));
+        } else if at - self.held_at >= HOLD_MS {
+            // Made at most every HOLD_MS, not at each call (an archive's member each, every
+            // 0.1 ms on the leaderboard archives): what it misses of the last HOLD_MS, the
+            // next message brings.
+            self.held_at = at;
+            hold_progress(self.message(phase, done, total, files_read));
         }
     }
 
@@ -1155,6 +1171,7 @@ async fn compute(
         total,
         files: names.len(),
         last: 0.0,
+        held_at: 0.0,
         archive: None,
     };
     let mut done = 0.0;
@@ -1467,6 +1484,7 @@ async fn rescore(
         total: 0.0,
         files: state.names.len(),
         last: 0.0,
+        held_at: 0.0,
         archive: None,
     };
     let scored = score(&mut state, &settings, reading).await;
