@@ -102,7 +102,7 @@ impl GunzipRun {
             Compressed::File(file) => super::send_to(DECODER, &msg, "file", file),
             Compressed::Body(body, _) => {
                 let body: &JsValue = body.as_ref();
-                super::send_moved(DECODER, &msg, &[("file", body)], &js_sys::Array::of1(body))
+                super::send_moved(DECODER, &msg, &[("file", body)], &js_sys::Array::of1(body));
             }
         }
         Some(GunzipRun { id })
@@ -162,7 +162,11 @@ impl GunzipRun {
                             .unwrap_or_default()
                     });
                     let buffers: js_sys::Array = emptied.into_iter().collect();
-                    super::send_moved(DECODER, &msg, &[("buffers", &buffers)], &buffers);
+                    if !super::send_moved(DECODER, &msg, &[("buffers", &buffers)], &buffers) {
+                        // The credit goes whatever happened to the buffers: without it the
+                        // decoder would wait for ever.
+                        super::send_to(DECODER, &msg, "", &JsValue::NULL);
+                    }
                 }
                 return chunk;
             }
@@ -215,7 +219,10 @@ fn arrived_in(run: u32, chunk: Chunk, buffer: Option<js_sys::ArrayBuffer>) {
         let mut g = g.borrow_mut();
         let r = g.as_mut().filter(|r| r.id == run)?;
         r.ready.push_back((chunk, r.messages));
-        r.emptied.extend(buffer);
+        // A buffer is moved once (the browser refuses a transfer list naming one twice).
+        if let Some(b) = buffer.filter(|b| b.byte_length() > 0 && !r.emptied.contains(b)) {
+            r.emptied.push(b);
+        }
         r.waiting.take()
     });
     if let Some(resolve) = resolve {

@@ -636,19 +636,26 @@ fn send_to(index: usize, msg: &ToWorker, key: &str, value: &JsValue) {
 }
 
 /// Sends `msg` to pool worker `index` with `fields` beside it, their buffers in `transfer`
-/// moved, not copied.
-fn send_moved(index: usize, msg: &ToWorker, fields: &[(&str, &JsValue)], transfer: &js_sys::Array) {
+/// moved, not copied; `false` where the browser refused to send it (a buffer it cannot move).
+fn send_moved(
+    index: usize,
+    msg: &ToWorker,
+    fields: &[(&str, &JsValue)],
+    transfer: &js_sys::Array,
+) -> bool {
     let obj = js_sys::Object::new();
     let text = serde_json::to_string(msg).unwrap_or_default();
     let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
     for (key, value) in fields {
         let _ = js_sys::Reflect::set(&obj, &(*key).into(), value);
     }
-    MEMBERS.with(|m| {
-        if let Some(member) = m.borrow().get(index) {
-            let _ = member.worker.post_message_with_transfer(&obj, transfer);
-        }
-    });
+    MEMBERS.with(|m| match m.borrow().get(index) {
+        Some(member) => member
+            .worker
+            .post_message_with_transfer(&obj, transfer)
+            .is_ok(),
+        None => false,
+    })
 }
 
 /// Ends the current run with an error.
