@@ -328,9 +328,10 @@ async function countPrepared(page) {
 }
 
 // A zip and a .tar.gz bigger than one read (4 MiB): the zip's members are inflated and prepared by
-// the pool workers, the tar stream's decompressed by one of them (DecompressionStream) and its
-// members prepared by the pool in batches; the scoring worker pushes them in order. The report is
-// the CLI's on the folder they hold.
+// the pool workers, the tar stream's decompressed by one of them (the wasm decoder, its megabyte
+// chunks sent in buffers the scoring worker sends back with its credit) and its members prepared
+// by the pool in batches; the scoring worker pushes them in order. The report is the CLI's on the
+// folder they hold.
 test('a big zip and .tar.gz of released runs, read by the pool: the folder\'s report', { timeout: 600_000 }, async (t) => {
   const shared = path.join(ROOT, '..', 'shared', 'data', 'released-runs');
   if (!fs.existsSync(path.join(shared, 'toolsandbox'))) return t.skip('../shared/data/released-runs is not here');
