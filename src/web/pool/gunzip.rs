@@ -22,6 +22,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::super::decompression_stream::Compressed;
 use super::super::protocol::{FromWorker, ToWorker};
+use super::super::worker::post_with;
 use super::spare::Spare;
 
 /// The pool worker that runs the decoder.
@@ -53,8 +54,9 @@ struct Gunzip {
     file: Option<Option<web_sys::File>>,
     /// The buffers of the chunks taken in, to go back to the pool worker with the next credit
     /// (filled again there, they cost no fresh allocation and page faults: 0.7 s of the
-    /// decoder's core on the leaderboard `.tar.gz` when each message had a new one).
-    emptied: Vec<js_sys::ArrayBuffer>,
+    /// decoder's core on the leaderboard `.tar.gz` when each message had a new one). Only the
+    /// wasm decoder's: the browser's decoder makes its own.
+    emptied: Option<Vec<js_sys::ArrayBuffer>>,
 }
 
 thread_local! {
@@ -85,7 +87,7 @@ impl GunzipRun {
                 taken: 0,
                 waiting: None,
                 file: None,
-                emptied: Vec::new(),
+                emptied: wasm_decoded(input, format).map(|_| Vec::new()),
             })
         });
         let name = match input {
@@ -158,7 +160,7 @@ impl GunzipRun {
                     let emptied = GUNZIP.with(|g| {
                         g.borrow_mut()
                             .as_mut()
-                            .map(|r| std::mem::take(&mut r.emptied))
+                            .and_then(|r| r.emptied.as_mut().map(std::mem::take))
                             .unwrap_or_default()
                     });
                     let buffers: js_sys::Array = emptied.into_iter().collect();
@@ -220,8 +222,10 @@ fn arrived_in(run: u32, chunk: Chunk, buffer: Option<js_sys::ArrayBuffer>) {
         let r = g.as_mut().filter(|r| r.id == run)?;
         r.ready.push_back((chunk, r.messages));
         // A buffer is moved once (the browser refuses a transfer list naming one twice).
-        if let Some(b) = buffer.filter(|b| b.byte_length() > 0 && !r.emptied.contains(b)) {
-            r.emptied.push(b);
+        if let (Some(emptied), Some(b)) = (r.emptied.as_mut(), buffer) {
+            if b.byte_length() > 0 && !emptied.contains(&b) {
+                emptied.push(b);
+            }
         }
         r.waiting.take()
     });
@@ -348,23 +352,17 @@ fn may_send(run: u32, seq: u64) -> Option<bool> {
 
 /// A message to the coordinator, with `chunks` (`Uint8Array`s) moved beside it.
 fn post(msg: &FromWorker, chunks: Option<&js_sys::Array>) {
-    let obj = js_sys::Object::new();
-    let text = serde_json::to_string(msg).unwrap_or_default();
-    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
-    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let _ = match chunks {
+    match chunks {
         Some(chunks) => {
-            let _ = js_sys::Reflect::set(&obj, &"bytes".into(), chunks);
-            let buffers = js_sys::Array::new();
-            for c in chunks.iter() {
-                if let Ok(c) = c.dyn_into::<js_sys::Uint8Array>() {
-                    buffers.push(&c.buffer());
-                }
-            }
-            scope.post_message_with_transfer(&obj, &buffers)
+            let buffers: js_sys::Array = chunks
+                .iter()
+                .filter_map(|c| c.dyn_into::<js_sys::Uint8Array>().ok())
+                .map(|c| c.buffer())
+                .collect();
+            post_with(msg, &[("bytes", chunks)], Some(&buffers))
         }
-        None => scope.post_message(&obj),
-    };
+        None => post_with(msg, &[], None),
+    }
 }
 
 fn reply(run: u32, seq: u64, read: u64, end: bool, failed: bool) -> FromWorker {
@@ -412,11 +410,20 @@ pub async fn serve(input: Compressed, run: u32, format: String, credit: u64) {
             spare: Spare::default(),
         })
     });
-    match input {
-        Compressed::File(file) if format == "gzip" => serve_wasm(file, run).await,
-        input => serve_browser(input, run, &format).await,
+    match wasm_decoded(&input, &format).cloned() {
+        Some(file) => serve_wasm(file, run).await,
+        None => serve_browser(input, run, &format).await,
     }
     stopped(run);
+}
+
+/// The file the pool worker decodes with the wasm decoder ([`serve_wasm`]): a dropped file's
+/// gzip. Anything else (`None`) goes through the browser's decoder.
+fn wasm_decoded<'a>(input: &'a Compressed, format: &str) -> Option<&'a web_sys::File> {
+    match input {
+        Compressed::File(file) if format == "gzip" => Some(file),
+        _ => None,
+    }
 }
 
 /// The browser's `DecompressionStream` decoding `input`.
@@ -560,13 +567,12 @@ async fn turn() {
 
 /// A download's `File` (or that there is none) to the coordinator.
 fn send_file(run: u32, file: Option<web_sys::File>) {
-    let obj = js_sys::Object::new();
-    let text = serde_json::to_string(&FromWorker::PoolGunzipFile { run }).unwrap_or_default();
-    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
     let file = file.map_or(JsValue::NULL, JsValue::from);
-    let _ = js_sys::Reflect::set(&obj, &"file".into(), &file);
-    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let _ = scope.post_message(&obj);
+    post_with(
+        &FromWorker::PoolGunzipFile { run },
+        &[("file", &file)],
+        None,
+    );
 }
 
 fn stopped(run: u32) {
