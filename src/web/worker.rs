@@ -253,11 +253,7 @@ fn post(msg: &FromWorker) {
 
 /// Posts a message with extra fields (binary data that should not go through JSON); the
 /// buffers in `transfer` are moved to the receiver rather than copied.
-pub(super) fn post_with(
-    msg: &FromWorker,
-    fields: &[(&str, &JsValue)],
-    transfer: Option<&js_sys::Array>,
-) {
+fn post_with(msg: &FromWorker, fields: &[(&str, &JsValue)], transfer: Option<&js_sys::Array>) {
     HELD_PROGRESS.with(|h| h.borrow_mut().take());
     let text = serde_json::to_string(msg).unwrap_or_default();
     let obj = js_sys::Object::new();

@@ -22,7 +22,6 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::super::decompression_stream::Compressed;
 use super::super::protocol::{FromWorker, ToWorker};
-use super::super::worker::post_with;
 use super::spare::Spare;
 
 /// The pool worker that runs the decoder.
@@ -352,17 +351,23 @@ fn may_send(run: u32, seq: u64) -> Option<bool> {
 
 /// A message to the coordinator, with `chunks` (`Uint8Array`s) moved beside it.
 fn post(msg: &FromWorker, chunks: Option<&js_sys::Array>) {
-    match chunks {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(msg).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = match chunks {
         Some(chunks) => {
-            let buffers: js_sys::Array = chunks
-                .iter()
-                .filter_map(|c| c.dyn_into::<js_sys::Uint8Array>().ok())
-                .map(|c| c.buffer())
-                .collect();
-            post_with(msg, &[("bytes", chunks)], Some(&buffers))
+            let _ = js_sys::Reflect::set(&obj, &"bytes".into(), chunks);
+            let buffers = js_sys::Array::new();
+            for c in chunks.iter() {
+                if let Ok(c) = c.dyn_into::<js_sys::Uint8Array>() {
+                    buffers.push(&c.buffer());
+                }
+            }
+            scope.post_message_with_transfer(&obj, &buffers)
         }
-        None => post_with(msg, &[], None),
-    }
+        None => scope.post_message(&obj),
+    };
 }
 
 fn reply(run: u32, seq: u64, read: u64, end: bool, failed: bool) -> FromWorker {
@@ -567,12 +572,13 @@ async fn turn() {
 
 /// A download's `File` (or that there is none) to the coordinator.
 fn send_file(run: u32, file: Option<web_sys::File>) {
+    let obj = js_sys::Object::new();
+    let text = serde_json::to_string(&FromWorker::PoolGunzipFile { run }).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"msg".into(), &text.into());
     let file = file.map_or(JsValue::NULL, JsValue::from);
-    post_with(
-        &FromWorker::PoolGunzipFile { run },
-        &[("file", &file)],
-        None,
-    );
+    let _ = js_sys::Reflect::set(&obj, &"file".into(), &file);
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = scope.post_message(&obj);
 }
 
 fn stopped(run: u32) {
