@@ -5,7 +5,10 @@
 // page is fresh (a new browser profile, a server that forbids caching), as in
 // bench/browser-big.mjs: no compiled code is cached from an earlier visit.
 //
-//   node bench/wasm-compile.mjs --file bench/out/leaderboard-v3-x15.zip
+//   node bench/wasm-compile.mjs --file bench/out/leaderboard-v3-x15.zip [--top N]
+//
+// --top N: the N costliest top-tier compiles, each with its trace arguments (the function's
+// index in the module).
 //
 // Prints numbers only; tracing slows the run somewhat.
 
@@ -13,7 +16,9 @@ import { DIST, launch, setSetting, startServer, waitMounted } from '../e2e/lib.m
 
 const i = process.argv.indexOf('--file');
 const file = i > 0 ? process.argv[i + 1] : null;
-if (!file) throw new Error('--file FILE');
+if (!file) throw new Error('--file FILE [--top N]');
+const t = process.argv.indexOf('--top');
+const top = t > 0 ? Number(process.argv[t + 1]) : 0;
 const server = await startServer({ root: process.env.E2E_DIST ?? DIST });
 const browser = await launch();
 try {
@@ -52,6 +57,11 @@ try {
     const es = events.filter((e) => e.name === name && e.ph === 'X');
     const cpu = es.reduce((s, e) => s + (e.tdur ?? 0), 0) / 1e6;
     console.log(`${label.padEnd(35)} ${String(es.length).padStart(5)} functions   ${cpu.toFixed(2)} CPU-s`);
+    if (top > 0 && name === 'wasm.TopTierCompilation') {
+      for (const e of [...es].sort((a, b) => (b.tdur ?? 0) - (a.tdur ?? 0)).slice(0, top)) {
+        console.log(`  ${((e.tdur ?? 0) / 1000).toFixed(1).padStart(7)} ms  ${JSON.stringify(e.args ?? {})}`);
+      }
+    }
   }
 } finally {
   await browser.close();

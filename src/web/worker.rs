@@ -30,8 +30,6 @@ const PIECE: f64 = CHUNK;
 const MIN_PARSE_AHEAD: f64 = 2.0 * PIECE;
 /// Minimum time between progress messages.
 const PROGRESS_MS: f64 = 50.0;
-/// The least time between two progress messages made to be held back ([`hold_progress`]).
-const HOLD_MS: f64 = 20.0;
 
 struct State {
     corpus: Corpus,
@@ -1047,8 +1045,6 @@ struct Reading {
     files: usize,
     /// When the last message went.
     last: f64,
-    /// When the message held back for a timer was last made.
-    held_at: f64,
     /// The archive being read, if one is.
     archive: Option<super::protocol::ArchiveRead>,
 }
@@ -1100,13 +1096,45 @@ impl Reading {
         if at - self.last > PROGRESS_MS {
             self.last = at;
             post(&self.message(phase, done, total, files_read));
-        } else if at - self.held_at >= HOLD_MS {
-            // Made at most every HOLD_MS, not at each call (an archive's member each, every
-            // 0.1 ms on the leaderboard archives): what it misses of the last HOLD_MS, the
-            // next message brings.
-            self.held_at = at;
+        } else if !self.refresh_held(phase, done, total, files_read) {
             hold_progress(self.message(phase, done, total, files_read));
         }
+    }
+
+    /// Brings the message held back for the timer up to date in place, when one of `phase` is
+    /// held: a message is made once per timer, not at each call (an archive's member each,
+    /// every 0.1 ms on the leaderboard archives), and the one posted is the newest, even when
+    /// the read then waits (a download held back, the pool's answers).
+    fn refresh_held(&self, phase: &str, done: u64, total: u64, files_read: usize) -> bool {
+        HELD_PROGRESS.with(|h| {
+            let mut h = h.borrow_mut();
+            let Some(FromWorker::Progress {
+                job,
+                phase: held_phase,
+                done: held_done,
+                total: held_total,
+                files,
+                archive,
+            }) = h.as_mut()
+            else {
+                return false;
+            };
+            let same_archive = match (archive.as_mut(), &self.archive) {
+                (None, None) => true,
+                (Some(held), Some(now)) if held.name == now.name => {
+                    (held.members, held.read, held.size, held.decompressed) =
+                        (now.members, now.read, now.size, now.decompressed);
+                    true
+                }
+                _ => false,
+            };
+            if *job != self.job || held_phase != phase || !same_archive {
+                return false;
+            }
+            (*held_done, *held_total) = (done, total);
+            *files = [files_read as u64, self.files as u64];
+            true
+        })
     }
 
     fn post(&self, phase: &str, done: u64, total: u64, files_read: usize) {
@@ -1171,7 +1199,6 @@ async fn compute(
         total,
         files: names.len(),
         last: 0.0,
-        held_at: 0.0,
         archive: None,
     };
     let mut done = 0.0;
@@ -1484,7 +1511,6 @@ async fn rescore(
         total: 0.0,
         files: state.names.len(),
         last: 0.0,
-        held_at: 0.0,
         archive: None,
     };
     let scored = score(&mut state, &settings, reading).await;
