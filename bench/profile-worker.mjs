@@ -41,7 +41,7 @@ if (process.argv.includes('--names')) {
   const bound = fs.mkdtempSync(path.join(os.tmpdir(), 'prefix-exec-bound-'));
   const built = path.join(ROOT, 'target', 'wasm32-unknown-unknown', 'wasm-worker', 'worker.wasm');
   execFileSync(path.join(os.homedir(), '.cargo', 'bin', 'wasm-bindgen'), ['--target', 'no-modules', '--no-typescript', '--out-dir', bound, '--out-name', 'worker', built]);
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'wasm-opt'), ['-O3', '-g', '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext', path.join(bound, 'worker_bg.wasm'), '-o', path.join(root, 'worker_bg.wasm')]);
+  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'wasm-opt'), ['-O3', '-g', '-ocimfs', '100', '--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext', path.join(bound, 'worker_bg.wasm'), '-o', path.join(root, 'worker_bg.wasm')]);
   fs.copyFileSync(path.join(bound, 'worker.js'), path.join(root, 'worker.js'));
 }
 const server = await startServer({ root });

@@ -48,6 +48,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   await cdp.send('Tracing.end');
   await complete;
+  if (process.env.DUMP_TRACE) (await import('node:fs')).writeFileSync(process.env.DUMP_TRACE, JSON.stringify(events));
   console.log(`pick→ready (traced)                 ${seconds.toFixed(1)} s`);
   for (const [name, label] of [
     ['wasm.TopTierCompilation', 'top-tier compiles (TurboFan)'],
