@@ -9,5 +9,5 @@ importScripts("./worker.js");
 wasm_bindgen({ module_or_path: "./worker_bg.wasm" }).then(() => {
   for (const event of pending) self.onmessage(event);
 }, (error) => {
-  self.postMessage({ msg: JSON.stringify({ type: "failed", job: 0, message: "the worker could not start: " + error }) });
+  self.postMessage({ msg: JSON.stringify({ failed: { job: 0, message: "the worker could not start: " + error } }) });
 });

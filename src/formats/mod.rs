@@ -176,13 +176,19 @@ pub(crate) trait FormatReader {
 
     /// [`FormatReader::prepare_document`]'s reading in a compact form sent between workers
     /// (the browser's pool workers prepare an archive's members for the worker holding the
-    /// ingest); `None`: this reading has no such form, and the document is read where it is
-    /// ingested.
-    fn encode_prepared(&self, _format: Format, _prepared: &PreparedDocument) -> Option<Vec<u8>> {
+    /// ingest), computed and encoded in one step so that a part of the reading the form leaves
+    /// out is not computed; `None`: this reading has no such form, and the document is read
+    /// where it is ingested.
+    fn prepare_encoded(
+        &self,
+        _format: Format,
+        _bytes: &[u8],
+        _scanned: Option<&scan::Scanned>,
+    ) -> Option<Vec<u8>> {
         None
     }
 
-    /// [`FormatReader::encode_prepared`]'s bytes read back, for the document `bytes` they were
+    /// [`FormatReader::prepare_encoded`]'s bytes read back, for the document `bytes` they were
     /// computed from; `None` when they do not decode (the document is read as usual then).
     fn decode_prepared(
         &self,

@@ -107,23 +107,24 @@ impl PreparedFile {
 /// sent between workers (postcard), for [`PreparedFile::with_encoded`] on the worker holding
 /// the ingest: the browser's pool workers prepare an archive's members this way. `None` where
 /// there is nothing to send: not a whole document, or its reader's reading has no compact form
-/// ([`crate::formats::FormatReader::encode_prepared`]), or it was classified without one (the
+/// ([`crate::formats::FormatReader::prepare_encoded`]), or it was classified without one (the
 /// classification's scan is not sent; a reader that reads the document from it reads it where
 /// it is ingested).
 pub fn prepare_encoded(bytes: &[u8]) -> Option<Vec<u8>> {
     let readers = readers();
-    let document = prepare_document(bytes, &readers)?;
-    let classified = match &document.classified {
-        Err(message) => Err(message.clone()),
-        Ok((format, _)) => {
-            let reading = document.reading.as_ref()?;
-            let reader = readers.iter().find(|r| r.formats().contains(format))?;
-            Ok((*format, reader.encode_prepared(*format, reading)?))
+    let classified = match classify_whole(bytes, &readers)? {
+        Err(message) => Err(message),
+        Ok((format, scanned)) => {
+            let reader = readers.iter().find(|r| r.formats().contains(&format))?;
+            Ok((
+                format,
+                reader.prepare_encoded(format, bytes, scanned.as_ref())?,
+            ))
         }
     };
     postcard::to_allocvec(&WireDocument {
         classified,
-        lines: document.lines,
+        lines: count_lines(bytes),
         digest: xxh3_128(bytes),
     })
     .ok()
@@ -175,16 +176,7 @@ fn decode_document(encoded: &[u8], bytes: &[u8]) -> Option<(PreparedDocument, u1
 /// its first line). A guess only decides whether the work is done ahead: the ingest uses it
 /// only for a file it buffered as a document.
 fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<PreparedDocument> {
-    let probe = &bytes[..bytes.len().min(PROBE)];
-    if bytes.starts_with(ZIP_MAGIC) || binary_kind(probe).is_some() {
-        return None;
-    }
-    if readers.iter().any(|r| r.recognise_stream(probe).is_some())
-        || sniff(bytes, true, readers) != Sniff::Document
-    {
-        return None;
-    }
-    let classified = classify_scanned(bytes, readers);
+    let classified = classify_whole(bytes, readers)?;
     let reading = classified.as_ref().ok().and_then(|(format, scanned)| {
         readers
             .iter()
@@ -198,57 +190,20 @@ fn prepare_document(bytes: &[u8], readers: &[Box<dyn FormatReader>]) -> Option<P
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{prepare_encoded, worth_encoding, Hash, PreparedFile};
-    use xxhash_rust::xxh3::Xxh3;
-
-    fn digest(file: PreparedFile) -> u128 {
-        match file.hash {
-            Hash::Digest(d) => d,
-            Hash::Hasher(h) => h.digest128(),
-        }
+/// The classification of `bytes` as a whole JSON document, when they look like one (see
+/// [`prepare_document`]).
+fn classify_whole(
+    bytes: &[u8],
+    readers: &[Box<dyn FormatReader>],
+) -> Option<Result<(Format, Option<Scanned>), String>> {
+    let probe = &bytes[..bytes.len().min(PROBE)];
+    if bytes.starts_with(ZIP_MAGIC) || binary_kind(probe).is_some() {
+        return None;
     }
-
-    /// A prepared file's digest (one pass, here or on a pool worker) is the one the ingest's
-    /// streaming hasher reaches on the same bytes pushed in pieces: repeats are told the same.
-    #[test]
-    fn a_prepared_digest_is_the_streamed_one() {
-        let doc = br#"{"_dbs": {"a": [1, 2, 3]}, "text": "x"}"#.to_vec();
-        let long: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        for bytes in [
-            Vec::new(),
-            b"x".to_vec(),
-            vec![b'a'; 240],
-            vec![b'b'; 241],
-            doc,
-            long,
-        ] {
-            let mut streamed = Xxh3::new();
-            for piece in bytes.chunks(1000) {
-                streamed.update(piece);
-            }
-            let want = streamed.digest128();
-            assert_eq!(digest(PreparedFile::new(bytes.clone())), want);
-            let encoded = prepare_encoded(&bytes);
-            let file = PreparedFile::with_encoded(bytes.clone(), encoded.as_deref());
-            // Only a document's hash is taken whole.
-            assert_eq!(
-                matches!(file.hash, Hash::Digest(_)),
-                file.document.is_some()
-            );
-            assert_eq!(digest(file), want);
-        }
+    if readers.iter().any(|r| r.recognise_stream(probe).is_some())
+        || sniff(bytes, true, readers) != Sniff::Document
+    {
+        return None;
     }
-
-    #[test]
-    fn only_objects_are_worth_encoding() {
-        assert!(worth_encoding(b"{\"_dbs\": {}}"));
-        assert!(worth_encoding(b"\xEF\xBB\xBF \n\t{\n}"));
-        assert!(!worth_encoding(b"[\n  {\"role\": \"system\"}\n]"));
-        assert!(!worth_encoding(b"\xEF\xBB\xBF  [1]"));
-        assert!(!worth_encoding(b""));
-        assert!(!worth_encoding(b" \n "));
-        assert!(!worth_encoding(b"{\"dataset\": 1}"[1..].as_ref()));
-    }
+    Some(classify_scanned(bytes, readers))
 }

@@ -3,6 +3,11 @@
 //! Each message is a JS object `{msg: "<JSON>", files?: File[]}`: the JSON is one of the enums
 //! below, and `File` objects travel beside it (they are structured-cloned by the browser, so the
 //! worker reads them itself and no file content is copied through the page).
+//!
+//! The enums are externally tagged (`{"compute": {…}}`, a unit variant as `"ready"`), not
+//! tagged by a `type` field: serde reads an internally tagged enum by buffering the whole
+//! message first, which cost the pool workers a tenth of a millisecond and more per message and
+//! made the message handlers the largest functions the browser compiles (#28).
 
 use serde::{Deserialize, Serialize};
 
@@ -98,7 +103,7 @@ impl JobSettings {
 
 /// Page → worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ToWorker {
     /// Score the corpus of the last computation again with these settings (a new filter, say):
     /// no file is read again.
@@ -225,7 +230,7 @@ pub struct ArchiveRead {
 
 /// Worker → page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker's code is loaded and it takes messages.
     Ready,
@@ -467,11 +472,11 @@ mod tests {
 }
 
 /// What the scoring worker reads of a pool worker's message: the JSON of [`FromWorker`]'s
-/// `pool_chunks`, `pool_prepared` and `failed` messages (any other, such as `ready`, is
+/// `pool_*` and `failed` messages (any other, such as `ready`, does not read as one and is
 /// ignored). A type of its own so that the worker's wasm does not carry `FromWorker`'s
 /// deserializer, which only the page needs (a size budget, README "Size").
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum PoolReply {
     PoolChunks {
         run: u32,
@@ -506,8 +511,6 @@ pub enum PoolReply {
     Failed {
         message: String,
     },
-    #[serde(other)]
-    Other,
 }
 
 /// Where the worker's search index stands.

@@ -163,14 +163,26 @@ impl FormatReader for ToolSandbox {
         Some(Box::new(read_document(format, bytes, scanned)))
     }
 
-    fn encode_prepared(&self, _: Format, prepared: &PreparedDocument) -> Option<Vec<u8>> {
-        let reading = prepared.downcast_ref::<Reading>()?;
-        // A conversation's reading is its bytes, which the other side has: not sent again.
-        let wire = match reading {
-            Reading::Summary(read) => WireReading::Summary(read),
-            Reading::Context(read) => WireReading::Context(read),
-            Reading::Conversation(_) => WireReading::Conversation,
-            Reading::Other => WireReading::Other,
+    fn prepare_encoded(
+        &self,
+        format: Format,
+        bytes: &[u8],
+        scanned: Option<&Scanned>,
+    ) -> Option<Vec<u8>> {
+        // A conversation's reading is its bytes, which the other side has: neither copied nor
+        // sent again.
+        let (summary, context);
+        let wire = match format {
+            Format::ToolSandboxSummary => {
+                summary = read_summary_scanned(bytes, scanned);
+                WireReading::Summary(&summary)
+            }
+            Format::ToolSandboxContext => {
+                context = read_execution_context_scanned(bytes, scanned);
+                WireReading::Context(&context)
+            }
+            Format::ToolSandboxConversation => WireReading::Conversation,
+            _ => WireReading::Other,
         };
         postcard::to_allocvec(&wire).ok()
     }
@@ -304,7 +316,7 @@ enum Reading {
     Other,
 }
 
-/// A [`Reading`] as sent between workers ([`FormatReader::encode_prepared`]).
+/// A [`Reading`] as sent between workers ([`FormatReader::prepare_encoded`]).
 #[derive(serde::Serialize)]
 enum WireReading<'r> {
     Summary(&'r Result<RunSummary, Located>),

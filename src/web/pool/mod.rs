@@ -384,7 +384,7 @@ fn on_member_message(index: usize, event: MessageEvent) {
             whole::break_run();
             fail(format!("pool worker {}: {message}", index + 1))
         }
-        _ => {} // Ready and the like
+        Err(_) => {} // Ready and the like
     }
 }
 
