@@ -7,8 +7,10 @@
 //
 //   node bench/wasm-compile.mjs --file bench/out/leaderboard-v3-x15.zip [--top N]
 //
-// --top N: the N costliest top-tier compiles, each with its trace arguments (the function's
-// index in the module).
+// --top N: the N costliest top-tier compiles (V8 batches a few functions per event and names
+// none: to name them, run Chromium with --js-flags=--trace-wasm-compilation-times, whose lines
+// give each function's index, and read the names from a build with them, -g). DUMP_TRACE=FILE
+// writes the trace's events as JSON.
 //
 // Prints numbers only; tracing slows the run somewhat.
 
@@ -60,7 +62,7 @@ try {
     console.log(`${label.padEnd(35)} ${String(es.length).padStart(5)} functions   ${cpu.toFixed(2)} CPU-s`);
     if (top > 0 && name === 'wasm.TopTierCompilation') {
       for (const e of [...es].sort((a, b) => (b.tdur ?? 0) - (a.tdur ?? 0)).slice(0, top)) {
-        console.log(`  ${((e.tdur ?? 0) / 1000).toFixed(1).padStart(7)} ms  ${JSON.stringify(e.args ?? {})}`);
+        console.log(`  ${((e.tdur ?? 0) / 1000).toFixed(1).padStart(7)} CPU-ms`);
       }
     }
   }
