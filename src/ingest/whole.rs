@@ -207,3 +207,58 @@ fn classify_whole(
     }
     Some(classify_scanned(bytes, readers))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{prepare_encoded, worth_encoding, Hash, PreparedFile};
+    use xxhash_rust::xxh3::Xxh3;
+
+    fn digest(file: PreparedFile) -> u128 {
+        match file.hash {
+            Hash::Digest(d) => d,
+            Hash::Hasher(h) => h.digest128(),
+        }
+    }
+
+    /// A prepared file's digest (one pass, here or on a pool worker) is the one the ingest's
+    /// streaming hasher reaches on the same bytes pushed in pieces: repeats are told the same.
+    #[test]
+    fn a_prepared_digest_is_the_streamed_one() {
+        let doc = br#"{"_dbs": {"a": [1, 2, 3]}, "text": "x"}"#.to_vec();
+        let long: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for bytes in [
+            Vec::new(),
+            b"x".to_vec(),
+            vec![b'a'; 240],
+            vec![b'b'; 241],
+            doc,
+            long,
+        ] {
+            let mut streamed = Xxh3::new();
+            for piece in bytes.chunks(1000) {
+                streamed.update(piece);
+            }
+            let want = streamed.digest128();
+            assert_eq!(digest(PreparedFile::new(bytes.clone())), want);
+            let encoded = prepare_encoded(&bytes);
+            let file = PreparedFile::with_encoded(bytes.clone(), encoded.as_deref());
+            // Only a document's hash is taken whole.
+            assert_eq!(
+                matches!(file.hash, Hash::Digest(_)),
+                file.document.is_some()
+            );
+            assert_eq!(digest(file), want);
+        }
+    }
+
+    #[test]
+    fn only_objects_are_worth_encoding() {
+        assert!(worth_encoding(b"{\"_dbs\": {}}"));
+        assert!(worth_encoding(b"\xEF\xBB\xBF \n\t{\n}"));
+        assert!(!worth_encoding(b"[\n  {\"role\": \"system\"}\n]"));
+        assert!(!worth_encoding(b"\xEF\xBB\xBF  [1]"));
+        assert!(!worth_encoding(b""));
+        assert!(!worth_encoding(b" \n "));
+        assert!(!worth_encoding(b"{\"dataset\": 1}"[1..].as_ref()));
+    }
+}

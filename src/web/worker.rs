@@ -1119,17 +1119,16 @@ impl Reading {
             else {
                 return false;
             };
-            let same_archive = match (archive.as_mut(), &self.archive) {
-                (None, None) => true,
+            if *job != self.job || held_phase != phase {
+                return false;
+            }
+            match (archive.as_mut(), &self.archive) {
+                (None, None) => {}
                 (Some(held), Some(now)) if held.name == now.name => {
                     (held.members, held.read, held.size, held.decompressed) =
                         (now.members, now.read, now.size, now.decompressed);
-                    true
                 }
-                _ => false,
-            };
-            if *job != self.job || held_phase != phase || !same_archive {
-                return false;
+                _ => return false,
             }
             (*held_done, *held_total) = (done, total);
             *files = [files_read as u64, self.files as u64];
