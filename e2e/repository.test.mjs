@@ -318,8 +318,10 @@ async function countPrepared(page) {
       const post = self.postMessage;
       self.postMessage = function (m, transfer) {
         const msg = typeof m?.msg === 'string' ? JSON.parse(m.msg) : null;
-        if (msg?.type === 'pool_whole_prepared') self.preparedCount += msg.lens.filter((l) => l !== null).length;
-        if (msg?.type === 'pool_inflated') self.preparedCount += [...m.prepared].filter((p) => p !== null).length;
+        // Externally tagged (`web::protocol`): {"pool_inflated": {…}}.
+        const count = (lens) => lens.filter((l) => l !== null).length;
+        if (msg?.pool_whole_prepared) self.preparedCount += count(msg.pool_whole_prepared.lens);
+        if (msg?.pool_inflated) self.preparedCount += count(msg.pool_inflated.prepared_lens);
         return post.call(self, m, transfer);
       };
     });
