@@ -436,6 +436,41 @@ mod tests {
         assert!(bad.to_settings().unwrap_err().contains("unknown field"));
     }
 
+    /// The pool's answers read as [`PoolReply`] on the coordinator, externally tagged; any
+    /// other message (`ready`, progress) does not read as one, which the coordinator ignores.
+    #[test]
+    fn pool_replies_read_from_the_pool_workers_messages() {
+        let inflated = FromWorker::PoolInflated {
+            run: 3,
+            batch: 7,
+            errors: vec![None, Some("corrupt".into())],
+            lens: vec![12, 0],
+            prepared_lens: vec![Some(5), None],
+        };
+        let text = serde_json::to_string(&inflated).unwrap();
+        assert!(text.starts_with(r#"{"pool_inflated":{"#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<PoolReply>(&text).unwrap(),
+            PoolReply::PoolInflated {
+                run: 3,
+                batch: 7,
+                errors: vec![None, Some("corrupt".into())],
+                lens: vec![12, 0],
+                prepared_lens: vec![Some(5), None],
+            }
+        );
+        let ready = serde_json::to_string(&FromWorker::Ready).unwrap();
+        assert_eq!(ready, r#""ready""#);
+        assert!(serde_json::from_str::<PoolReply>(&ready).is_err());
+        let request = ToWorker::PoolGunzipCredit {
+            run: 1,
+            upto: 4,
+            stop: false,
+        };
+        let text = serde_json::to_string(&request).unwrap();
+        assert_eq!(serde_json::from_str::<ToWorker>(&text).unwrap(), request);
+    }
+
     #[test]
     fn an_empty_filter_gives_the_same_report_bytes() {
         let text = concat!(

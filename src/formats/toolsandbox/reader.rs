@@ -171,19 +171,13 @@ impl FormatReader for ToolSandbox {
     ) -> Option<Vec<u8>> {
         // A conversation's reading is its bytes, which the other side has: neither copied nor
         // sent again.
-        let (summary, context);
-        let wire = match format {
-            Format::ToolSandboxSummary => {
-                summary = read_summary_scanned(bytes, scanned);
-                WireReading::Summary(&summary)
-            }
-            Format::ToolSandboxContext => {
-                context = read_execution_context_scanned(bytes, scanned);
-                WireReading::Context(&context)
-            }
-            Format::ToolSandboxConversation => WireReading::Conversation,
-            _ => WireReading::Other,
+        let reading = match format {
+            Format::ToolSandboxConversation => None,
+            _ => Some(read_document(format, bytes, scanned)),
         };
+        let wire = reading
+            .as_ref()
+            .map_or(WireReading::Conversation, Reading::wire);
         postcard::to_allocvec(&wire).ok()
     }
 
@@ -314,6 +308,18 @@ enum Reading {
     /// A conversation's bytes (see [`Read`]).
     Conversation(Vec<u8>),
     Other,
+}
+
+impl Reading {
+    /// The reading as sent between workers (a conversation's without its bytes).
+    fn wire(&self) -> WireReading<'_> {
+        match self {
+            Reading::Summary(read) => WireReading::Summary(read),
+            Reading::Context(read) => WireReading::Context(read),
+            Reading::Conversation(_) => WireReading::Conversation,
+            Reading::Other => WireReading::Other,
+        }
+    }
 }
 
 /// A [`Reading`] as sent between workers ([`FormatReader::prepare_encoded`]).
