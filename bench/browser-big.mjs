@@ -347,7 +347,7 @@ function report(r) {
 
 function printCpu(r) {
   const total = r.cpu.reduce((a, t) => a + t.s, 0);
-  const busiest = r.cpu.slice(0, 6).map((t) => `${t.name} ${t.s.toFixed(2)}`).join(', ');
+  const busiest = r.cpu.slice(0, Number(option("threads", 6))).map((t) => `${t.name} ${t.s.toFixed(2)}`).join(', ');
   console.log(`browser CPU during pick→ready       ${total.toFixed(2)} s   (${busiest})`);
 }
 

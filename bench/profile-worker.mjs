@@ -32,6 +32,10 @@ const bootstrap = Number(arg('bootstrap', 0));
 const wasmGzip = process.argv.includes('--wasm-gzip');
 const inclusive = process.argv.includes('--inclusive');
 const under = arg('under', null);
+const bucket = Number(arg('bucket', 0.25));
+// --from S --until S: only the samples in that window of the profile (seconds from its start).
+const fromArg = Number(arg('from', 0));
+const untilArg = Number(arg('until', Infinity));
 if (!file && !folder) throw new Error('--file or --folder');
 
 let root = DIST;
@@ -51,6 +55,8 @@ try {
   await page.goto(server.url);
   await waitMounted(page);
   await setSetting(page, 'settings-bootstrap', bootstrap);
+  // The setting re-scores the bundled example: let that end before the profile starts.
+  await new Promise((r) => setTimeout(r, 1000));
   if (wasmGzip) for (const w of page.workers()) await w.evaluate(() => { self.DecompressionStream = undefined; });
   const cdp = await browser.context.newCDPSession(page);
   const sessions = [];
@@ -118,8 +124,15 @@ try {
   };
   const self = new Map();
   let total = 0;
+  let clock = 0;
+  // --last S: the window is the profile's last S seconds.
+  const last = Number(arg('last', NaN));
+  const span = timeDeltas.reduce((a, d) => a + d, 0);
+  const [from, until] = Number.isFinite(last) ? [span / 1e6 - last, Infinity] : [fromArg, untilArg];
   samples.forEach((id, k) => {
     const dt = timeDeltas[k] ?? 0;
+    clock += dt;
+    if (clock < from * 1e6 || clock > until * 1e6) return;
     if (under) {
       let inside = false;
       for (let at = id; at !== undefined && !inside; at = parent.get(at)) inside = nameOf(at).includes(under);
@@ -143,7 +156,7 @@ try {
     let at = 0;
     samples.forEach((id, k) => {
       at += timeDeltas[k] ?? 0;
-      const b = (buckets[Math.floor(at / 250_000)] ??= { n: 0, busy: 0, phases: new Map() });
+      const b = (buckets[Math.floor(at / (bucket * 1e6))] ??= { n: 0, busy: 0, phases: new Map() });
       b.n += 1;
       const stack = [];
       for (let f = id; f !== undefined; f = parent.get(f)) stack.push(nameOf(f));
@@ -156,7 +169,7 @@ try {
     buckets.forEach((b, i) => {
       if (!b) return;
       const top = [...b.phases].sort((x, y) => y[1] - x[1]).slice(0, 3).map(([n, c]) => `${n.slice(-60)} ${Math.round((100 * c) / b.n)}%`);
-      console.log(`${(i * 0.25).toFixed(2).padStart(6)} s  busy ${String(Math.round((100 * b.busy) / b.n)).padStart(3)} %  ${top.join(' | ')}`);
+      console.log(`${(i * bucket).toFixed(2).padStart(6)} s  busy ${String(Math.round((100 * b.busy) / b.n)).padStart(3)} %  ${top.join(' | ')}`);
     });
   }
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) {

@@ -1,7 +1,8 @@
 //! The hot loops of prefix-exec's statistics (see its `stats` module, which re-exports these
 //! items): the bootstrap's per-task table a resample sums rows of ([`ResampleTable`]), the
 //! draws ([`resample::Resampler`]), the layout both share with the scoring code, and the
-//! percentile selection of the intervals ([`percentile`]).
+//! percentile selection of the intervals ([`percentile`]). And the innermost loop of reading a
+//! JSON document whole ([`json`], re-exported by prefix-exec's `formats::scan`).
 //!
 //! A crate of its own for one reason: Cargo sets optimisation levels per crate. The browser's
 //! worker is optimised for size except this crate, which stays at opt-level 3 so that the
@@ -10,6 +11,7 @@
 //! it can be: a generic function is compiled in the crate that instantiates it, at that crate's
 //! level.
 
+pub mod json;
 pub mod percentile;
 pub mod resample;
 pub mod samples;
