@@ -156,6 +156,48 @@ fn every_kind_of_archive_reads_as_the_folder_it_holds() {
     }
 }
 
+/// A zip's members are read in the order the folder's files are, whatever order the zip lists
+/// them in: a folder before a sibling whose name extends its name (`a/` before `a-b/`, where a
+/// plain string comparison puts `-` before `/`). That order is the report's input list, its
+/// rollouts' order and the order of a task's repeats.
+#[test]
+fn a_zip_is_read_in_its_folders_order() {
+    let dir = scratch("archives-order");
+    let run = dir.join("r");
+    let line = |ok: bool| {
+        format!(
+            "{{\"dataset\":\"d\",\"task_id\":1,\"model\":\"m\",\"method\":\"x\",\"success\":{ok},\"steps\":[]}}\n"
+        )
+    };
+    for (sub, ok) in [("a", true), ("a-b", false), ("a.c", false), ("a/b", true)] {
+        std::fs::create_dir_all(run.join(sub)).unwrap();
+        std::fs::write(run.join(sub).join("x.jsonl"), line(ok)).unwrap();
+    }
+    let mut files = files_of(&run);
+    files.reverse();
+    let zip = write(&dir, "r.zip", &zip_of(&files));
+    let inputs = |r: &Value, strip: &str| -> Vec<String> {
+        r["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                i["file"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches(strip)
+                    .to_string()
+            })
+            .collect()
+    };
+    let (folder, _) = score(&[&run], &[]);
+    let (archive, _) = score(&[&zip], &[]);
+    let want = inputs(&folder, &format!("{}/", dir.display()));
+    assert_eq!(want.len(), 4);
+    assert!(want[0].ends_with("r/a/b/x.jsonl"), "{want:?}");
+    assert_eq!(inputs(&archive, &format!("{}/", zip.display())), want);
+}
+
 #[test]
 fn single_compressed_files_and_archives_inside_archives() {
     let dir = scratch("archives-single");

@@ -33,10 +33,13 @@
 pub mod archive;
 pub mod framing;
 pub mod members;
+mod order;
 pub mod prepared;
 pub(crate) mod session;
 pub mod sniff;
 pub mod whole;
+
+pub use order::path_order;
 
 use crate::formats::{Format, ImportOptions, ImportSummary};
 use crate::rollout::{Corpus, InputFile, Rollout};

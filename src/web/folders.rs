@@ -168,7 +168,7 @@ pub async fn pick_folder(
             }
         }
     }
-    wanted.sort_by(|a, b| a.1.split('/').cmp(b.1.split('/')));
+    wanted.sort_by(|a, b| crate::ingest::path_order(&a.1, &b.1));
     // Each `getFile` is a round trip to the browser's process: asked for many at once.
     let mut out = Vec::with_capacity(wanted.len());
     for batch in wanted.chunks(FILES_AT_ONCE) {

@@ -170,12 +170,6 @@ impl IdSet {
     }
 }
 
-/// Paths in the order a folder walk visits them: component by component, as the CLI sorts a
-/// folder's entries.
-fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
-    a.split('/').cmp(b.split('/'))
-}
-
 /// One rollout's steps, or why they cannot be shown.
 pub type StepsResult = Result<Vec<StepView>, String>;
 
@@ -343,7 +337,7 @@ impl Session {
             let before = with_paths.len();
             with_paths.retain(|(_, p)| super::folders::is_rollout_file_name(p));
             skipped = before - with_paths.len();
-            with_paths.sort_by(|a, b| path_order(&a.1, &b.1));
+            with_paths.sort_by(|a, b| crate::ingest::path_order(&a.1, &b.1));
         }
         self.add_files_with_paths(with_paths, skipped);
     }

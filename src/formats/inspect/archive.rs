@@ -156,6 +156,8 @@ struct Seekable<'a> {
     /// The size of the next block read: doubled while the reads go on where the last block
     /// ended (a table of contents read through), back to [`BLOCK`] after a jump.
     next_block: usize,
+    /// The archive's tail has been read through once ([`MAX_TAIL`]).
+    tail_read: bool,
 }
 
 const BLOCK: usize = 256 * 1024;
@@ -168,6 +170,19 @@ const MAX_BLOCK: usize = 8 << 20;
 /// zip reader jumps to its end record, then to the table of contents, then reads the table
 /// through (one read of 10.7 MB took 30-40 ms in Chromium where six growing ones took 50-80).
 const MAX_TAIL: usize = 32 << 20;
+
+impl<'a> Seekable<'a> {
+    fn new(src: Shared<'a>) -> Self {
+        Seekable {
+            src,
+            pos: 0,
+            block: Vec::new(),
+            block_at: 0,
+            next_block: BLOCK,
+            tail_read: false,
+        }
+    }
+}
 
 impl Read for Seekable<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -189,9 +204,12 @@ impl Read for Seekable<'_> {
             let to_end = usize::try_from(size - self.pos).unwrap_or(usize::MAX);
             self.next_block = if onward {
                 (self.next_block * 2).min(MAX_BLOCK)
-            } else if to_end <= MAX_TAIL {
+            } else if to_end <= MAX_TAIL && !self.tail_read {
                 // The table of contents runs to the end of the archive (its end record and
-                // comment follow it): read through in one read.
+                // comment follow it): read through in one read. Once only: a damaged or
+                // hostile archive whose end records point ever further back then costs a
+                // block a jump, not the whole tail again at each one.
+                self.tail_read = to_end > BLOCK;
                 to_end
             } else {
                 BLOCK
@@ -276,14 +294,7 @@ impl<'a> Archive<'a> {
     /// Reads the central directory.
     pub(crate) fn open(src: &'a mut dyn RandomAccess) -> Result<Archive<'a>, String> {
         let src: Shared<'a> = std::rc::Rc::new(std::cell::RefCell::new(src));
-        let seekable = Seekable {
-            src: src.clone(),
-            pos: 0,
-            block: Vec::new(),
-            block_at: 0,
-            next_block: BLOCK,
-        };
-        let zip = zip::ZipArchive::new(seekable).map_err(|e| {
+        let zip = zip::ZipArchive::new(Seekable::new(src.clone())).map_err(|e| {
             format!("not a readable zip archive ({e}); is it truncated or damaged?")
         })?;
         // The table of contents alone: no local header is read until its entry is (a browser
@@ -644,4 +655,82 @@ pub fn build_zip(entries: &[(&str, &[u8])], method: u16, declared: Option<u32>) 
     out.extend_from_slice(&at.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes in memory, counting the reads and the bytes read.
+    struct Counted<'a> {
+        bytes: &'a [u8],
+        read: u64,
+        calls: usize,
+    }
+
+    impl<'a> Counted<'a> {
+        fn new(bytes: &'a [u8]) -> Self {
+            Counted {
+                bytes,
+                read: 0,
+                calls: 0,
+            }
+        }
+    }
+
+    impl RandomAccess for Counted<'_> {
+        fn size(&self) -> u64 {
+            self.bytes.len() as u64
+        }
+        fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.bytes.read_at_shared(offset, buf)?;
+            self.read += n as u64;
+            self.calls += 1;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_tail_is_read_through_once_then_jumps_cost_a_block() {
+        let bytes: Vec<u8> = (0..(8u32 << 20)).map(|i| i as u8).collect();
+        let mut file = Counted::new(&bytes);
+        {
+            let mut s = Seekable::new(std::rc::Rc::new(std::cell::RefCell::new(&mut file)));
+            let mut byte = [0u8; 1];
+            // Twenty jumps, each 300 KiB further back than any before it, a byte read at each.
+            for k in 1..=20u64 {
+                let at = bytes.len() as u64 - k * 300 * 1024;
+                s.seek(SeekFrom::Start(at)).unwrap();
+                s.read_exact(&mut byte).unwrap();
+                assert_eq!(byte[0], at as u8, "the byte at {at}");
+            }
+        }
+        // The first jump reads the 300 KiB to the end; each later one a block, not the
+        // growing tail again (which would be 63 MB).
+        let bound = 300 * 1024 + 19 * BLOCK as u64;
+        assert!(
+            file.read <= bound,
+            "{} bytes read, at most {bound}",
+            file.read
+        );
+    }
+
+    #[test]
+    fn a_table_of_contents_is_read_in_one_read() {
+        let names: Vec<String> = (0..10_000)
+            .map(|i| format!("runs/condition-{i:05}/execution_context.json"))
+            .collect();
+        let entries: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"{}"[..])).collect();
+        let zip = build_zip(&entries, 0, None);
+        let mut file = Counted::new(&zip);
+        let archive = Archive::open(&mut file).unwrap();
+        assert_eq!(archive.entries.len(), 10_000);
+        drop(archive);
+        // The end record's search (a read), then the table through to the end (one more).
+        assert!(
+            file.calls <= 2,
+            "{} reads to open a zip of 10,000 members",
+            file.calls
+        );
+    }
 }
