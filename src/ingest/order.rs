@@ -12,15 +12,21 @@ use std::cmp::Ordering;
 /// The first differing byte is found eight bytes at a time: the standard comparison calls
 /// `memcmp`, which wasm32 has only as a byte loop, and the paths of a folder share long
 /// prefixes (sorting the 31,000 member names of the leaderboard `.zip` in the browser took
-/// 42 ms that way, 22 ms this way). At that byte, a path whose component ends there (at a `/`
+/// 42 ms through `memcmp`, about half with words). At that byte, a path whose component ends there (at a `/`
 /// or at its end) is the smaller; otherwise the bytes decide.
 pub fn path_order(a: &str, b: &str) -> Ordering {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len().min(b.len());
-    // Words compared as integers: a slice comparison would call `memcmp` again.
-    let word = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
+    // Words compared as integers (a slice comparison would call `memcmp` again); in big-endian
+    // words the first differing byte is the difference's leading zero bytes.
+    let word = |s: &[u8], i: usize| u64::from_be_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
     let mut i = 0;
-    while i + 8 <= n && word(a, i) == word(b, i) {
+    while i + 8 <= n {
+        let diff = word(a, i) ^ word(b, i);
+        if diff != 0 {
+            i += (diff.leading_zeros() / 8) as usize;
+            break;
+        }
         i += 8;
     }
     while i < n && a[i] == b[i] {
